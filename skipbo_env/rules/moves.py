@@ -1,0 +1,146 @@
+"""Typed moves (R11, R16, R21, R27).
+
+A move is a small frozen value. Three kinds exist:
+
+* :class:`Play` puts one card on a building pile. Its ``source`` says where
+  the card comes from; ``card`` names the hand card (by value, the hand is a
+  multiset) and ``discard_pile`` names the discard pile for discard sources.
+* :class:`Discard` puts one hand card on one of the mover's own discard
+  piles and ends the turn (R16).
+* :class:`EndTurn` ends a turn with an empty hand that cannot be refilled (R21).
+
+Every possible move exists once in :data:`ALL_MOVES`, a fixed table in a
+documented order; legal move lists hold these very objects, so comparisons
+are cheap. Constructing an equal move by hand works too (moves compare by value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from .cards import CARD_VALUES, NUM_BUILDING_PILES, NUM_DISCARD_PILES, WILD, card_name
+
+
+class Source(IntEnum):
+    """Where a played card comes from."""
+
+    HAND = 0
+    STOCK = 1
+    DISCARD = 2
+    PARTNER_STOCK = 3
+    PARTNER_DISCARD = 4
+
+
+_DISCARD_SOURCES = (Source.DISCARD, Source.PARTNER_DISCARD)
+
+
+def _check_pile(name: str, value: object, count: int) -> None:
+    if type(value) is not int or not 0 <= value < count:
+        raise ValueError(f"{name} must be an int in 0..{count - 1}, got {value!r}")
+
+
+def _check_card(value: object) -> None:
+    if type(value) is not int or value not in CARD_VALUES:
+        raise ValueError(f"card must be an int in 1..12 or {WILD} (wild), got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play one card onto building pile ``build_pile`` (0..3)."""
+
+    source: Source
+    build_pile: int
+    card: int | None = None
+    discard_pile: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source, Source):
+            raise ValueError(f"source must be a Source, got {self.source!r}")
+        _check_pile("build_pile", self.build_pile, NUM_BUILDING_PILES)
+        if self.source is Source.HAND:
+            _check_card(self.card)
+        elif self.card is not None:
+            raise ValueError(f"card is only given for hand plays, not {self.source.name}")
+        if self.source in _DISCARD_SOURCES:
+            _check_pile("discard_pile", self.discard_pile, NUM_DISCARD_PILES)
+        elif self.discard_pile is not None:
+            raise ValueError(f"discard_pile is only given for discard sources, not {self.source.name}")
+
+    def __str__(self) -> str:
+        if self.source is Source.HAND:
+            origin = f"hand {card_name(self.card)}"  # type: ignore[arg-type]
+        elif self.source in _DISCARD_SOURCES:
+            owner = "partner discard" if self.source is Source.PARTNER_DISCARD else "discard"
+            origin = f"{owner} {self.discard_pile}"
+        else:
+            origin = "partner stock" if self.source is Source.PARTNER_STOCK else "stock"
+        return f"play {origin} -> building {self.build_pile}"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Put hand card ``card`` on own discard pile ``discard_pile`` (0..3) and end the turn."""
+
+    card: int
+    discard_pile: int
+
+    def __post_init__(self) -> None:
+        _check_card(self.card)
+        _check_pile("discard_pile", self.discard_pile, NUM_DISCARD_PILES)
+
+    def __str__(self) -> str:
+        return f"discard {card_name(self.card)} -> discard {self.discard_pile}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """End the turn with an empty hand (R21); legal only when the hand is empty."""
+
+    def __str__(self) -> str:
+        return "end turn"
+
+
+Move = Play | Discard | EndTurn
+
+# --------------------------------------------------------------- move tables
+# Canonical objects, indexed for fast legal-move generation.
+HAND_PLAYS: dict[int, tuple[Play, ...]] = {
+    v: tuple(Play(Source.HAND, b, card=v) for b in range(NUM_BUILDING_PILES)) for v in CARD_VALUES
+}
+STOCK_PLAYS: tuple[Play, ...] = tuple(Play(Source.STOCK, b) for b in range(NUM_BUILDING_PILES))
+DISCARD_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
+    tuple(Play(Source.DISCARD, b, discard_pile=d) for b in range(NUM_BUILDING_PILES))
+    for d in range(NUM_DISCARD_PILES)
+)
+PARTNER_STOCK_PLAYS: tuple[Play, ...] = tuple(
+    Play(Source.PARTNER_STOCK, b) for b in range(NUM_BUILDING_PILES)
+)
+PARTNER_DISCARD_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
+    tuple(Play(Source.PARTNER_DISCARD, b, discard_pile=d) for b in range(NUM_BUILDING_PILES))
+    for d in range(NUM_DISCARD_PILES)
+)
+DISCARDS: dict[int, tuple[Discard, ...]] = {
+    v: tuple(Discard(v, d) for d in range(NUM_DISCARD_PILES)) for v in CARD_VALUES
+}
+END_TURN = EndTurn()
+
+ALL_MOVES: tuple[Move, ...] = (
+    *(m for v in CARD_VALUES for m in HAND_PLAYS[v]),
+    *STOCK_PLAYS,
+    *(m for row in DISCARD_PLAYS for m in row),
+    *(m for v in CARD_VALUES for m in DISCARDS[v]),
+    END_TURN,
+    *PARTNER_STOCK_PLAYS,
+    *(m for row in PARTNER_DISCARD_PLAYS for m in row),
+)
+"""Every move, in a fixed order: hand plays (value 1..12, wild; pile 0..3),
+stock plays, own discard-top plays (discard pile 0..3, building pile 0..3),
+discards (value, discard pile), end turn, then the partner-only moves
+(partner stock, partner discard tops). Non-partner games use the first
+:data:`NUM_SOLO_MOVES` entries."""
+
+NUM_SOLO_MOVES = ALL_MOVES.index(END_TURN) + 1
+
+CANONICAL: dict[Move, Move] = {m: m for m in ALL_MOVES}
+"""Maps any move equal to a table entry to the table's own object."""

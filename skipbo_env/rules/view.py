@@ -1,0 +1,118 @@
+"""What one seat may know of a game (R3, R4, R28).
+
+A :class:`SeatView` holds exactly the information a player at the table has:
+their own hand, every stock's face-up top and size, the full contents of
+every discard pile (cards were placed face up), the building pile values,
+the other players' hand sizes, the draw and completed pile sizes, whose
+turn it is, the turn counter, seat order and partners. Nothing else is
+copied from the state, so no hidden card (draw pile order, other hands,
+stock cards below the top, completed pile order) can influence it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .cards import WILD
+from .config import GameConfig
+from .legal import generate_legal_moves
+from .moves import Move
+
+if TYPE_CHECKING:
+    from .state import GameState
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One seat's knowledge; all seat-indexed tuples use absolute seat numbers."""
+
+    seat: int
+    config: GameConfig
+    hand: tuple[int, ...]
+    """Own hand, sorted (13 = wild)."""
+    stock_tops: tuple[int | None, ...]
+    """Face-up stock top per seat, ``None`` for an empty stock."""
+    stock_sizes: tuple[int, ...]
+    discard_piles: tuple[tuple[tuple[int, ...], ...], ...]
+    """Per seat, four discard piles, bottom to top."""
+    building_values: tuple[int, ...]
+    """The number each building pile shows, 0 (empty) to 11."""
+    hand_sizes: tuple[int, ...]
+    draw_size: int
+    completed_size: int
+    current_player: int
+    turn: int
+    winner: int | None
+    truncated: bool
+
+    @classmethod
+    def from_state(cls, state: GameState, seat: int) -> SeatView:
+        n = state.config.num_players
+        if type(seat) is not int or not 0 <= seat < n:
+            raise ValueError(f"seat must be an int in 0..{n - 1}, got {seat!r}")
+        return cls(
+            seat=seat,
+            config=state.config,
+            hand=tuple(state.hand_cards(seat)),
+            stock_tops=tuple(s[-1] if s else None for s in state.stocks),
+            stock_sizes=tuple(len(s) for s in state.stocks),
+            discard_piles=tuple(tuple(tuple(p) for p in piles) for piles in state.discards),
+            building_values=tuple(len(p) for p in state.building),
+            hand_sizes=tuple(sum(h) for h in state.hands),
+            draw_size=len(state.draw_pile),
+            completed_size=len(state.completed),
+            current_player=state.current,
+            turn=state.turn,
+            winner=state.winner,
+            truncated=state.truncated,
+        )
+
+    # ------------------------------------------------------------ derived
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    @property
+    def partner(self) -> int | None:
+        """The partner's seat in the partner game (R27), else ``None``."""
+        return self.config.partner(self.seat)
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None or self.truncated
+
+    @property
+    def to_move(self) -> bool:
+        """True when this seat is to move and the game is on."""
+        return self.current_player == self.seat and not self.is_over
+
+    def hand_counts(self) -> list[int]:
+        counts = [0] * (WILD + 1)
+        for card in self.hand:
+            counts[card] += 1
+        return counts
+
+    def discard_tops(self, seat: int) -> tuple[int | None, ...]:
+        return tuple(p[-1] if p else None for p in self.discard_piles[seat])
+
+    def opponents(self) -> tuple[int, ...]:
+        """Other seats in play order starting left of this seat."""
+        n = self.num_players
+        return tuple((self.seat + k) % n for k in range(1, n))
+
+    def legal_moves(self) -> list[Move]:
+        """The seat's legal moves (the rules' own generator); empty unless it is to move."""
+        if not self.to_move:
+            return []
+        partner = self.partner
+        return generate_legal_moves(
+            self.hand_counts(),
+            self.building_values,
+            self.stock_tops[self.seat],
+            self.discard_tops(self.seat),
+            None if partner is None else self.stock_tops[partner],
+            () if partner is None else self.discard_tops(partner),
+            self.config.allow_wild_discard,
+            self.config.must_play_stock,
+        )
