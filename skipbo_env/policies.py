@@ -1,8 +1,9 @@
-"""Simple scripted policies over a :class:`~skipbo_env.rules.SeatView`.
+"""Simple scripted policies over the decoded observation.
 
 These are the decision rules behind the random and greedy baselines; the
 agents in ``agents/`` wrap them behind ``act(observation) -> int``. They read
-only the view, never the game state.
+only :class:`~skipbo_env.encoding.ObservationFields` (what the observation
+vector holds) and the legal moves, never the game state.
 """
 
 from __future__ import annotations
@@ -11,17 +12,18 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .encoding import ObservationFields, fields_from_view
 from .rules import WILD, Discard, EndTurn, Move, Play, SeatView, Source
 
-ViewPolicy = Callable[[SeatView, list[Move]], Move]
+Policy = Callable[[ObservationFields, list[Move], np.random.Generator], Move]
 
 
-def random_move(view: SeatView, legal: list[Move], rng: np.random.Generator) -> Move:
+def random_move(obs: ObservationFields, legal: list[Move], rng: np.random.Generator) -> Move:
     """A uniformly random legal move."""
     return legal[int(rng.integers(len(legal)))]
 
 
-def greedy_move(view: SeatView, legal: list[Move], rng: np.random.Generator) -> Move:
+def greedy_move(obs: ObservationFields, legal: list[Move], rng: np.random.Generator) -> Move:
     """Stock first, then any other play except a hand wild, then a discard.
 
     Ties are broken uniformly with ``rng``. The discard is the highest number
@@ -40,16 +42,16 @@ def greedy_move(view: SeatView, legal: list[Move], rng: np.random.Generator) -> 
         return plays[int(rng.integers(len(plays)))]
     discards = [m for m in legal if isinstance(m, Discard)]
     if discards:
-        return _pick_discard(view, discards, rng)
+        return _pick_discard(obs, discards, rng)
     if any(isinstance(m, EndTurn) for m in legal):
         return next(m for m in legal if isinstance(m, EndTurn))
     return legal[int(rng.integers(len(legal)))]  # only hand wilds are playable
 
 
-def _pick_discard(view: SeatView, discards: list[Discard], rng: np.random.Generator) -> Discard:
+def _pick_discard(obs: ObservationFields, discards: list[Discard], rng: np.random.Generator) -> Discard:
     numbers = [m.card for m in discards if m.card != WILD]
     card = max(numbers) if numbers else WILD
-    tops = view.discard_tops(view.seat)
+    tops = obs.me.discard_tops
 
     def rank(move: Discard) -> tuple[int, int]:
         top = tops[move.discard_pile]
@@ -65,11 +67,11 @@ def _pick_discard(view: SeatView, discards: list[Discard], rng: np.random.Genera
     return options[int(rng.integers(len(options)))]
 
 
-def as_player(policy: ViewPolicy, seed: int | None = None) -> Callable[[SeatView], Move]:
-    """Turn a view policy into a ``Player`` for :func:`skipbo_env.rules.play_game`."""
+def as_player(policy: Policy, seed: int | None = None) -> Callable[[SeatView], Move]:
+    """Turn a policy into a ``Player`` for :func:`skipbo_env.rules.play_game`."""
     rng = np.random.default_rng(seed)
 
     def player(view: SeatView) -> Move:
-        return policy(view, view.legal_moves(), rng)
+        return policy(fields_from_view(view), view.legal_moves(), rng)
 
     return player
