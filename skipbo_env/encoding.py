@@ -29,6 +29,7 @@ from .rules import (
     NUM_SOLO_MOVES,
     WILD,
     GameConfig,
+    GameState,
     Move,
     SeatView,
 )
@@ -48,7 +49,7 @@ def num_actions(config: GameConfig) -> int:
     return len(ALL_MOVES) if config.partner_game else NUM_SOLO_MOVES
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _action_ids(partner_game: bool) -> dict[Move, int]:
     moves = ALL_MOVES if partner_game else ALL_MOVES[:NUM_SOLO_MOVES]
     return {m: i for i, m in enumerate(moves)}
@@ -270,6 +271,20 @@ def encode_view(view: SeatView) -> np.ndarray:
     return encode_fields(fields_from_view(view), view.config)
 
 
+def observe(state: GameState, seat: int) -> dict[str, np.ndarray]:
+    """The AEC observation dict of ``seat``: the vector of its view, and the mask.
+
+    The mask comes from the rules' legal move list; it is all zeros unless
+    ``seat`` is to move.
+    """
+    view = state.view(seat)
+    if view.to_move:
+        mask = action_mask(state.legal_moves(), state.config)
+    else:
+        mask = np.zeros(num_actions(state.config), dtype=np.int8)
+    return {"observation": encode_view(view), "action_mask": mask}
+
+
 def _onehot(vec: np.ndarray, name: str) -> int:
     hits = np.flatnonzero(vec > 0.5)
     if len(hits) != 1:
@@ -345,4 +360,5 @@ __all__ = [
     "legal_moves_from_mask",
     "num_actions",
     "observation_layout",
+    "observe",
 ]

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from .config import GameConfig
 from .errors import ConfigError
+from .moves import Move
 from .state import GameState, SeedLike, make_rng, new_game
 from .view import SeatView
-from .moves import Move
 
 WIN_POINTS = 25
 POINTS_PER_STOCK_CARD = 5
@@ -87,7 +87,7 @@ def play_match(
         pts = game_points(state)
         games.append(state)
         points.append(pts)
-        scores = [a + b for a, b in zip(scores, pts)]
+        scores = [a + b for a, b in zip(scores, pts, strict=True)]
         leader = max(range(len(scores)), key=scores.__getitem__)
         if scores[leader] >= target:
             return MatchResult(tuple(games), tuple(points), tuple(scores), leader)
