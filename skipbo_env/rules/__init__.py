@@ -13,7 +13,18 @@ Typical use::
 from .cards import DECK_SIZE, HAND_SIZE, NUMBERS, WILD, card_name, standard_deck
 from .config import GameConfig, default_stock_size
 from .errors import ConfigError, GameOverError, IllegalMoveError, SkipBoError, StateError
-from .moves import ALL_MOVES, END_TURN, NUM_SOLO_MOVES, Discard, EndTurn, Move, Play, Source
+from .moves import (
+    ALL_MOVES,
+    END_TURN,
+    NUM_SOLO_MOVES,
+    Discard,
+    EndTurn,
+    Move,
+    Play,
+    Source,
+    move_from_dict,
+    move_to_dict,
+)
 from .scoring import MatchResult, Player, game_points, play_game, play_match
 from .state import GameState, new_game, validate_deck
 from .view import SeatView
@@ -44,6 +55,8 @@ __all__ = [
     "card_name",
     "default_stock_size",
     "game_points",
+    "move_from_dict",
+    "move_to_dict",
     "new_game",
     "play_game",
     "play_match",

@@ -144,3 +144,42 @@ NUM_SOLO_MOVES = ALL_MOVES.index(END_TURN) + 1
 
 CANONICAL: dict[Move, Move] = {m: m for m in ALL_MOVES}
 """Maps any move equal to a table entry to the table's own object."""
+
+
+# ------------------------------------------------------------ move <-> dict
+def move_to_dict(move: Move) -> dict:
+    """JSON-safe dict of a move, e.g. ``{"kind": "play", "source": "hand", "card": 5, "build_pile": 2}``."""
+    if isinstance(move, Play):
+        out: dict = {"kind": "play", "source": move.source.name.lower(), "build_pile": move.build_pile}
+        if move.card is not None:
+            out["card"] = move.card
+        if move.discard_pile is not None:
+            out["discard_pile"] = move.discard_pile
+        return out
+    if isinstance(move, Discard):
+        return {"kind": "discard", "card": move.card, "discard_pile": move.discard_pile}
+    if isinstance(move, EndTurn):
+        return {"kind": "end_turn"}
+    raise TypeError(f"not a move: {move!r}")
+
+
+def move_from_dict(data: dict) -> Move:
+    """Inverse of :func:`move_to_dict`; a malformed dict raises ``ValueError`` naming the problem."""
+    if not isinstance(data, dict) or "kind" not in data:
+        raise ValueError(f"a move dict needs a 'kind' key, got {data!r}")
+    kind = data["kind"]
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    try:
+        if kind == "play":
+            source = fields.pop("source", None)
+            names = {s.name.lower(): s for s in Source}
+            if source not in names:
+                raise ValueError(f"source must be one of {sorted(names)}, got {source!r}")
+            return CANONICAL.get(Play(names[source], **fields)) or Play(names[source], **fields)
+        if kind == "discard":
+            return CANONICAL[Discard(**fields)]
+        if kind == "end_turn" and not fields:
+            return END_TURN
+    except TypeError as exc:
+        raise ValueError(f"bad fields for a {kind!r} move: {exc}") from exc
+    raise ValueError(f"unknown move kind or fields: {data!r}")

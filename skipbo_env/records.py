@@ -1,0 +1,152 @@
+"""Game records: a dealt game plus its moves, saved as JSON and replayed exactly.
+
+Format (``"format": "skipbo-record"``, version 1)::
+
+    {
+      "format": "skipbo-record", "version": 1,
+      "players": ["greedy", "random"],      # a label per seat
+      "initial_state": {...},                # state dict (docs/state-format.md) before the first move
+      "moves": [{"kind": "play", ...}, ...], # move dicts, in order
+      "result": {"winner": 0, "winners": [0], "truncated": false, "turns": 57, "points": [140, 0]}
+    }
+
+The initial state holds the deal and the game's generator, so replaying the
+moves reproduces every reshuffle (R19) and ends in the same final state.
+``result`` is informative; :meth:`GameRecord.from_dict` checks it against the replay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .rules import GameState, IllegalMoveError, Move, game_points, move_from_dict, move_to_dict
+from .rules.errors import StateError
+
+FORMAT = "skipbo-record"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    initial_state: dict[str, Any]
+    moves: tuple[Move, ...]
+    players: tuple[str, ...]
+
+    @classmethod
+    def start(cls, state: GameState, players: Sequence[str]) -> GameRecorder:
+        """Begin recording a game from ``state`` (usually a fresh deal)."""
+        return GameRecorder(state.to_dict(), list(players))
+
+    def replay(self) -> Iterator[tuple[GameState, Move | None]]:
+        """Yield ``(state, move)`` pairs: the initial state with ``None``, then
+        the state after each move with that move. The same state object is
+        advanced; copy it to keep a snapshot."""
+        state = GameState.from_dict(self.initial_state)
+        yield state, None
+        for i, move in enumerate(self.moves):
+            try:
+                state.apply(move)
+            except IllegalMoveError as exc:
+                raise StateError(f"moves[{i}]", f"does not replay: {exc}") from exc
+            yield state, move
+
+    def final_state(self) -> GameState:
+        *_, (state, _) = self.replay()
+        return state
+
+    def to_dict(self) -> dict[str, Any]:
+        final = self.final_state()
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "players": list(self.players),
+            "initial_state": self.initial_state,
+            "moves": [move_to_dict(m) for m in self.moves],
+            "result": result_of(final),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameRecord:
+        """Validate and load; the moves must replay legally and match ``result``."""
+        if not isinstance(data, dict):
+            raise StateError("record", f"must be an object, got {type(data).__name__}")
+        for key in ("format", "version", "players", "initial_state", "moves"):
+            if key not in data:
+                raise StateError("record", f"missing key {key!r}")
+        if data["format"] != FORMAT or data["version"] != VERSION:
+            raise StateError("record", f"not a {FORMAT} version {VERSION} record")
+        if not isinstance(data["moves"], list):
+            raise StateError("record.moves", "must be a list")
+        moves = []
+        for i, m in enumerate(data["moves"]):
+            try:
+                moves.append(move_from_dict(m))
+            except ValueError as exc:
+                raise StateError(f"record.moves[{i}]", str(exc)) from exc
+        GameState.from_dict(data["initial_state"])  # validates before anything else
+        record = cls(data["initial_state"], tuple(moves), tuple(str(p) for p in data["players"]))
+        final = record.final_state()
+        if "result" in data and data["result"] != result_of(final):
+            raise StateError("record.result", f"says {data['result']}, the replay gives {result_of(final)}")
+        return record
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the record as JSON atomically (a temporary file, then a rename)."""
+        return write_json_atomic(path, self.to_dict())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> GameRecord:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise StateError(str(path), f"not valid JSON: {exc}") from exc
+        return cls.from_dict(data)
+
+
+class GameRecorder:
+    """Collects moves while a game is played; :meth:`record` freezes them."""
+
+    def __init__(self, initial_state: dict[str, Any], players: list[str]) -> None:
+        self.initial_state = initial_state
+        self.players = players
+        self.moves: list[Move] = []
+
+    def add(self, move: Move) -> None:
+        self.moves.append(move)
+
+    def record(self) -> GameRecord:
+        return GameRecord(self.initial_state, tuple(self.moves), tuple(self.players))
+
+
+def result_of(state: GameState) -> dict[str, Any]:
+    return {
+        "winner": state.winner,
+        "winners": list(state.winners),
+        "truncated": state.truncated,
+        "turns": state.turn,
+        "points": list(game_points(state)),
+    }
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
+    """Write JSON to ``path`` through a temporary file in the same folder and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
