@@ -267,8 +267,72 @@ def encode_fields(fields: ObservationFields, config: GameConfig) -> np.ndarray:
 
 
 def encode_view(view: SeatView) -> np.ndarray:
-    """Observation vector of a seat view."""
-    return encode_fields(fields_from_view(view), view.config)
+    """Observation vector of a seat view.
+
+    The same float32 vector, bit for bit, as
+    ``encode_fields(fields_from_view(view), view.config)`` (the readable
+    reference; tests/test_encoding.py checks the equality), written straight
+    from the view: the envs call this on every step. Every scaled value is a
+    Python float division rounded once to float32, which equals the
+    reference's float32 division.
+    """
+    config = view.config
+    layout = observation_layout(config)
+    n, partner = config.num_players, view.partner
+    stock_scale = float(config.stock_size)
+    idx = [13 + b * BUILD_SLOTS + value for b, value in enumerate(view.building_values)]
+    val = [1.0] * 4
+    hand = view.hand_counts()
+    idx += range(13)
+    val += [c / HAND_SIZE for c in hand[1:]]
+    counts: list[int] = []
+    base = 13 + 4 * BUILD_SLOTS
+    for k in range(n):
+        s = (view.seat + k) % n
+        top = view.stock_tops[s]
+        o = base + CARD_SLOTS + 2
+        idx += (base + (EMPTY_SLOT if top is None else top - 1), base + CARD_SLOTS, base + CARD_SLOTS + 1)
+        val += (1.0, view.stock_sizes[s] / stock_scale, view.hand_sizes[s] / HAND_SIZE)
+        for d, pile in enumerate(view.discard_piles[s]):
+            length = len(pile)
+            idx += (
+                o + d * CARD_SLOTS + (pile[-1] - 1 if length else EMPTY_SLOT),
+                o + (4 + d) * CARD_SLOTS + (pile[-2] - 1 if length > 1 else EMPTY_SLOT),
+                o + 8 * CARD_SLOTS + 52 + d,
+            )
+            val += (1.0, 1.0, length / DISCARD_SIZE_SCALE)
+            start = o + 8 * CARD_SLOTS + d * 13 - 1
+            counts += [start + card for card in pile]
+        if s == partner:
+            idx.append(o + 8 * CARD_SLOTS + 56)
+            val.append(1.0)
+        base += SEAT_WIDTH
+    idx += (base, base + 1, base + 2, base + 3)
+    val += (
+        view.draw_size / DECK_SIZE,
+        view.completed_size / DECK_SIZE,
+        view.turn / config.turn_limit,
+        float(view.to_move),
+    )
+    if counts:
+        vec = np.bincount(counts, minlength=layout.size).astype(np.float32)
+        vec /= _count_divisors(config)
+    else:
+        vec = np.zeros(layout.size, dtype=np.float32)
+    vec[idx] = val
+    return vec
+
+
+@functools.lru_cache(maxsize=64)
+def _count_divisors(config: GameConfig) -> np.ndarray:
+    """Per vector entry: the discard-count scale at discard-count entries, 1 elsewhere."""
+    div = np.ones(observation_layout(config).size, dtype=np.float32)
+    base = 13 + 4 * BUILD_SLOTS + CARD_SLOTS + 2 + 8 * CARD_SLOTS
+    for k in range(config.num_players):
+        for d in range(4):
+            start = base + k * SEAT_WIDTH + d * 13
+            div[start : start + 13] = _COUNT_SCALE
+    return div
 
 
 def observe(state: GameState, seat: int) -> dict[str, np.ndarray]:

@@ -56,3 +56,15 @@ def render_state(state: GameState) -> str:
             f"hand {_cards(state.hand_cards(seat))}, discards: {piles}"
         )
     return "\n".join(lines)
+
+
+def render_table(state: GameState, seat: int | None = None) -> str:
+    """The text an env renders: ``seat``'s view under a title line, or with
+    ``seat=None`` the full information of :func:`render_state`.
+
+    The view never shows a card ``seat`` cannot see (it is built from
+    :meth:`GameState.view`); the full table shows every hand and stock top.
+    """
+    if seat is None:
+        return "full information (every hand)\n" + render_state(state)
+    return f"player_{seat}'s view\n" + render_view(state.view(seat))

@@ -83,7 +83,7 @@ def rng_from_dict(data: Any) -> np.random.Generator:
     words = {}
     for key in ("state", "inc"):
         text = data[key]
-        if not isinstance(text, str) or not text.isdigit() or int(text) >= 2**128:
+        if not isinstance(text, str) or not (text.isascii() and text.isdigit()) or int(text) >= 2**128:
             raise StateError(f"rng.{key}", f"must be a decimal string of a 128-bit integer, got {text!r}")
         words[key] = int(text)
     if data["has_uint32"] not in (0, 1) or type(data["has_uint32"]) is not int:
@@ -151,7 +151,8 @@ def state_from_dict(data: Any):
     try:
         config = GameConfig.from_dict(data["config"])
     except ConfigError as exc:
-        raise StateError(f"config.{exc.field}", str(exc)) from exc
+        path = "config" if exc.field == "config" else f"config.{exc.field}"
+        raise StateError(path, str(exc)) from exc
     n = config.num_players
     draw_pile = _cards("draw_pile", data["draw_pile"])
     hands = [
@@ -220,6 +221,12 @@ def _check_outcome(config: GameConfig, stocks, current: int, turn: int, winner: 
                 "stocks", f"the stock(s) of seat(s) {list(seats)} are empty but that side is not the winner"
             )
     if winner is not None:
+        unfinished = [s for s in config.team_seats(config.team(winner)) if stocks[s]]
+        if unfinished:
+            raise StateError(
+                "winner",
+                f"seat {winner} cannot have won: the stock(s) of seat(s) {unfinished} are not empty (R22, R27)",
+            )
         if winner != current:
             raise StateError("winner", f"the winner {winner} must be the seat that moved last ({current})")
         if turn >= config.turn_limit:

@@ -1,0 +1,106 @@
+"""PPOAgent: a trained sb3-contrib ``MaskablePPO`` checkpoint behind ``act(observation) -> int``.
+
+torch and stable-baselines3 are imported only when a checkpoint is loaded,
+so the scripted agents and the tournament never pay for them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skipbo_env.encoding import num_actions, observation_layout
+from skipbo_env.rules import GameConfig
+
+
+class CheckpointError(ValueError):
+    """A file that cannot serve as a PPO agent for this game configuration."""
+
+    def __init__(self, path: str | os.PathLike, problem: str) -> None:
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+def load_maskable_ppo(path: str | os.PathLike, config: GameConfig) -> Any:
+    """Load a ``MaskablePPO`` checkpoint (.zip) on the CPU and check it fits ``config``.
+
+    Raises:
+        CheckpointError: the file is missing, is not a MaskablePPO checkpoint,
+            or its observation/action sizes differ from the configuration's
+            (the message names the file and both sizes).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(path, "no such checkpoint file")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:  # pragma: no cover - both are project dependencies
+        raise CheckpointError(path, f"loading a PPO checkpoint needs sb3-contrib: {exc}") from exc
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as exc:  # sb3 raises many kinds for a bad file (zip, pickle, key errors)
+        raise CheckpointError(path, f"not a MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
+    check_spaces(path, model.observation_space, model.action_space, config)
+    return model
+
+
+def check_spaces(path: str | os.PathLike, obs_space: Any, action_space: Any, config: GameConfig) -> None:
+    """Raise :class:`CheckpointError` unless the spaces are a flat ``Box`` of the
+    observation size and a ``Discrete`` of the action count of ``config``."""
+    want_obs = observation_layout(config).size
+    want_actions = num_actions(config)
+    shape = getattr(obs_space, "shape", None)
+    if shape != (want_obs,):
+        raise CheckpointError(
+            path,
+            f"observation shape {shape} does not match this game's ({want_obs},) "
+            f"({config.num_players} players, partner_game={config.partner_game})",
+        )
+    n = getattr(action_space, "n", None)
+    if n is None or int(n) != want_actions:
+        raise CheckpointError(
+            path,
+            f"action space {action_space} does not match this game's Discrete({want_actions}) "
+            f"(partner_game={config.partner_game})",
+        )
+
+
+class PPOAgent:
+    """Plays the greedy (deterministic) action of a MaskablePPO policy among the legal ones.
+
+    ``act`` calls ``model.predict(obs["observation"], action_masks=mask,
+    deterministic=True)``, so the same observation always gives the same action;
+    :meth:`seed` exists for the protocol and changes nothing.
+    """
+
+    name = "ppo"
+
+    def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None) -> None:
+        self.path = Path(path)
+        self.config = config
+        self.model = load_maskable_ppo(self.path, config)
+
+    def seed(self, seed: int | None = None) -> None:
+        """No effect: the policy acts deterministically."""
+
+    def act(self, observation: Mapping[str, Any]) -> int:
+        try:
+            vec = np.asarray(observation["observation"], dtype=np.float32)
+            mask = np.asarray(observation["action_mask"]).astype(bool)
+        except (KeyError, TypeError) as exc:
+            raise ValueError("observation must be a dict with 'observation' and 'action_mask'") from exc
+        if not mask.any():
+            raise ValueError("the action mask is all zeros: this seat is not to move")
+        action, _ = self.model.predict(vec, action_masks=mask, deterministic=True)
+        action = int(np.asarray(action).reshape(-1)[0])
+        if not mask[action]:  # pragma: no cover - MaskablePPO never picks a masked action
+            raise RuntimeError(f"{self.path}: the policy chose masked action {action}")
+        return action
+
+    def __repr__(self) -> str:
+        return f"PPOAgent({str(self.path)!r})"

@@ -1,0 +1,416 @@
+"""Seat-balanced tournaments between agents, with paired deals (used by ``evaluate.py``).
+
+How games are laid out (docs/baselines.md has the worked 2-player case):
+
+* **Lineups.** With ``k`` agents and ``n`` seats the agents are cycled over
+  the seats: seat ``s`` gets agent ``s % k`` (in the partner game, team
+  ``t`` gets agent ``t % k``, so partners are the same agent). The lineups
+  played are the distinct cyclic rotations of that seating by 0..n-1 seats:
+  2 for 2 players, ``n`` for ``n`` distinct agents, fewer when a rotation
+  repeats (4 players, 2 agents: ``ABAB`` and ``BABA``).
+* **Paired deals.** Each deal (a seed for :func:`skipbo_env.rules.new_game`:
+  the same cards and the same first seat) is played once in every lineup,
+  so every agent gets every seat of that deal, including the first player's,
+  equally often, and the luck of the deal cancels.
+* **Seeds.** Game ``i`` is deal ``i // L``, lineup ``i % L`` (``L`` lineups).
+  The deal seed and every agent's seed come from
+  ``numpy.random.SeedSequence([seed, deal, ...])``, never from the order in
+  which workers finish, so results are identical for any ``workers``.
+* Games run directly on the rules layer: ``observe`` the seat to move, ask
+  its agent, ``apply`` the decoded action.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skipbo_env.encoding import decode_action, observe
+from skipbo_env.records import GameRecord
+from skipbo_env.rules import GameConfig, new_game
+
+from . import agent_label, load_agent
+
+Z95 = 1.959963984540054
+"""Two-sided 95% quantile of the standard normal."""
+
+
+# ====================================================================== layout
+def seat_plan(num_agents: int, config: GameConfig) -> list[int]:
+    """Agent index per seat before rotation: agents cycled over seats (over teams in the partner game)."""
+    sides = config.num_teams
+    if not 1 <= num_agents <= sides:
+        what = "teams" if config.partner_game else "seats"
+        raise ValueError(
+            f"{num_agents} agents cannot share {sides} {what}: give between 1 and {sides} agents "
+            f"(agents are cycled over the {what})"
+        )
+    return [config.team(s) % num_agents for s in range(config.num_players)]
+
+
+def lineups(num_agents: int, config: GameConfig) -> list[tuple[int, ...]]:
+    """The distinct cyclic rotations of :func:`seat_plan`, in rotation order (agent index per seat)."""
+    base = seat_plan(num_agents, config)
+    n = config.num_players
+    out: list[tuple[int, ...]] = []
+    for r in range(n):
+        lineup = tuple(base[(s + r) % n] for s in range(n))
+        if lineup not in out:
+            out.append(lineup)
+    return out
+
+
+def _seed_int(*words: int) -> int:
+    return int(np.random.SeedSequence(list(words)).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The :func:`new_game` seed of one deal."""
+    return _seed_int(seed, deal, 0)
+
+
+def agent_seed(seed: int, deal: int, lineup: int, seat: int) -> int:
+    """The seed of the agent in ``seat`` for one game."""
+    return _seed_int(seed, deal, 1, lineup, seat)
+
+
+# ===================================================================== results
+@dataclass(frozen=True)
+class GameResult:
+    """One finished game."""
+
+    index: int
+    deal: int
+    lineup: int
+    seats: tuple[int, ...]
+    """Agent index per seat."""
+    first_player: int
+    winner: int | None
+    """The winning seat (R22), ``None`` when truncated (R23)."""
+    winners: tuple[int, ...]
+    """Winning seats: the winner and, in the partner game, the partner."""
+    truncated: bool
+    turns: int
+    stock_left: tuple[int, ...]
+    """Cards left in each seat's stock at the end."""
+
+    @property
+    def winning_agent(self) -> int | None:
+        return None if self.winner is None else self.seats[self.winner]
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """Aggregate figures of one agent over the tournament."""
+
+    label: str
+    spec: str
+    games: int
+    wins: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    fair_share: float
+    """The win rate if every seat were equally strong: the agent's share of the sides."""
+    stock_left_when_losing: float | None
+    """Mean cards left in the agent's stocks (per seat) in games another agent won."""
+    seat_counts: tuple[int, ...]
+    """Games played in each seat."""
+    first_player_games: int
+    """Games in which one of the agent's seats moved first."""
+    rating_mu: float
+    rating_sigma: float
+    rating_ordinal: float
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """Everything a tournament produced; :meth:`summary` is the JSON form."""
+
+    specs: tuple[str, ...]
+    labels: tuple[str, ...]
+    config: GameConfig
+    seed: int
+    deals: int
+    lineups: tuple[tuple[int, ...], ...]
+    games: tuple[GameResult, ...]
+    agents: tuple[AgentSummary, ...]
+    head_to_head: tuple[tuple[float | None, ...], ...]
+    """``[a][b]``: share of the games with both agents that ``a`` won (``None`` on the diagonal)."""
+    mean_turns: float
+    truncation_rate: float
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-safe summary (per-agent figures, head-to-head, game figures, settings)."""
+        return {
+            "agents": [dataclasses.asdict(a) for a in self.agents],
+            "head_to_head": {
+                self.labels[a]: {
+                    self.labels[b]: self.head_to_head[a][b] for b in range(len(self.labels)) if b != a
+                }
+                for a in range(len(self.labels))
+            },
+            "games": len(self.games),
+            "deals": self.deals,
+            "lineups": [[self.labels[i] for i in lineup] for lineup in self.lineups],
+            "mean_turns": self.mean_turns,
+            "truncation_rate": self.truncation_rate,
+            "seed": self.seed,
+            "config": self.config.to_dict(),
+            "specs": list(self.specs),
+        }
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (95% by default); (0, 1) for no trials."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1.0 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+# ===================================================================== playing
+_WORKER_AGENTS: dict[tuple, Any] = {}
+"""Agents built in this process, by (specs, config, seat): built once, reseeded per game."""
+
+
+def _agents_for(specs: tuple[str, ...], config: GameConfig, seats: tuple[int, ...]) -> list[Any]:
+    out = []
+    for seat, index in enumerate(seats):
+        key = (specs[index], config, seat)
+        agent = _WORKER_AGENTS.get(key)
+        if agent is None:
+            agent = _WORKER_AGENTS[key] = load_agent(specs[index], config, seed=None)
+        out.append(agent)
+    return out
+
+
+def play_one(
+    specs: tuple[str, ...],
+    labels: tuple[str, ...],
+    config: GameConfig,
+    seed: int,
+    index: int,
+    plan: tuple[tuple[int, ...], ...],
+    records_dir: str | None,
+) -> GameResult:
+    """Play game ``index`` of the tournament and return its result (and save its record if asked)."""
+    deal, lineup = divmod(index, len(plan))
+    seats = plan[lineup]
+    agents = _agents_for(specs, config, seats)
+    for seat, agent in enumerate(agents):
+        reseed = getattr(agent, "seed", None)
+        if callable(reseed):
+            reseed(agent_seed(seed, deal, lineup, seat))
+    state = new_game(config, deal_seed(seed, deal))
+    first = state.current
+    recorder = GameRecord.start(state, [labels[i] for i in seats]) if records_dir else None
+    while not state.is_over:
+        seat = state.current
+        move = decode_action(agents[seat].act(observe(state, seat)), config)
+        state.apply(move)
+        if recorder is not None:
+            recorder.add(move)
+    if recorder is not None:
+        recorder.record().save(Path(records_dir) / f"game_{index:06d}.json")
+    return GameResult(
+        index=index,
+        deal=deal,
+        lineup=lineup,
+        seats=seats,
+        first_player=first,
+        winner=state.winner,
+        winners=tuple(state.winners),
+        truncated=state.truncated,
+        turns=state.turn,
+        stock_left=tuple(len(s) for s in state.stocks),
+    )
+
+
+def _play_chunk(args: tuple) -> list[GameResult]:
+    specs, labels, config, seed, indices, plan, records_dir = args
+    return [play_one(specs, labels, config, seed, i, plan, records_dir) for i in indices]
+
+
+def run_tournament(
+    agents: Sequence[str | os.PathLike],
+    config: GameConfig | None = None,
+    games: int = 2000,
+    seed: int = 0,
+    workers: int | None = None,
+    records_dir: str | os.PathLike | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> TournamentResult:
+    """Play a seat-balanced, deal-paired tournament and aggregate it.
+
+    Args:
+        agents: agent specs: names from :data:`agents.AGENTS` or MaskablePPO
+            checkpoint paths; at most one per seat (per team in the partner
+            game), cycled over the seats when fewer. A spec given twice is
+            two participants (labelled ``name#1``, ``name#2``).
+        config: the game (default ``GameConfig()``).
+        games: total games; must be a positive multiple of the number of
+            lineups (see the module docstring) so that every deal is played
+            in every lineup.
+        seed: the tournament seed; same seed, same games and results.
+        workers: processes; ``None`` uses every core, ``1`` plays in this process.
+        records_dir: if given, one :class:`skipbo_env.records.GameRecord`
+            JSON per game is written there as ``game_NNNNNN.json``.
+        progress: called with the number of games just finished (e.g. a
+            tqdm bar's ``update``).
+
+    Raises:
+        ValueError: bad agents (unknown name, bad checkpoint), too many agents
+            for the seats, or a game count that does not fit the lineups.
+    """
+    config = config if config is not None else GameConfig()
+    specs = tuple(os.fspath(a) for a in agents)
+    if not specs:
+        raise ValueError("give at least one agent")
+    plan = tuple(lineups(len(specs), config))
+    if type(games) is not int or games < 1 or games % len(plan):
+        raise ValueError(
+            f"games must be a positive multiple of the {len(plan)} seatings played per deal "
+            f"({len(specs)} agents, {config.num_players} players), got {games!r}"
+        )
+    if type(seed) is not int or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if type(workers) is not int or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    for spec in dict.fromkeys(specs):  # fail fast, before any process starts
+        load_agent(spec, config, seed=None)
+    labels = _labels(specs)
+    rdir = None
+    if records_dir is not None:
+        Path(records_dir).mkdir(parents=True, exist_ok=True)
+        rdir = os.fspath(records_dir)
+    results: list[GameResult | None] = [None] * games
+    chunk = max(1, min(50, games // (workers * 8) or 1))
+    tasks = [
+        (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir)
+        for start in range(0, games, chunk)
+    ]
+    if workers == 1:
+        for task in tasks:
+            for res in _play_chunk(task):
+                results[res.index] = res
+            if progress is not None:
+                progress(len(task[4]))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_play_chunk, task) for task in tasks]
+            for future in as_completed(futures):
+                done = future.result()
+                for res in done:
+                    results[res.index] = res
+                if progress is not None:
+                    progress(len(done))
+    return aggregate(specs, labels, config, seed, plan, tuple(results))  # type: ignore[arg-type]
+
+
+def _labels(specs: tuple[str, ...]) -> tuple[str, ...]:
+    base = [agent_label(s) for s in specs]
+    out = []
+    for i, label in enumerate(base):
+        if base.count(label) > 1:
+            label = f"{label}#{base[: i + 1].count(label)}"
+        out.append(label)
+    return tuple(out)
+
+
+# ================================================================= aggregation
+def aggregate(
+    specs: tuple[str, ...],
+    labels: tuple[str, ...],
+    config: GameConfig,
+    seed: int,
+    plan: tuple[tuple[int, ...], ...],
+    games: tuple[GameResult, ...],
+) -> TournamentResult:
+    """Per-agent figures, head-to-head shares and OpenSkill ratings, in game order."""
+    k = len(specs)
+    ratings = _openskill(k, games)
+    sides_of = [{config.team(s) for s, a in enumerate(plan[0]) if a == i} for i in range(k)]
+    summaries = []
+    for i in range(k):
+        played = [g for g in games if i in g.seats]
+        wins = sum(1 for g in played if g.winning_agent == i)
+        lost = [g for g in played if g.winner is not None and g.winning_agent != i]
+        left = [g.stock_left[s] for g in lost for s, a in enumerate(g.seats) if a == i]
+        low, high = wilson_interval(wins, len(played))
+        mu, sigma, ordinal = ratings[i]
+        summaries.append(
+            AgentSummary(
+                label=labels[i],
+                spec=specs[i],
+                games=len(played),
+                wins=wins,
+                win_rate=wins / len(played) if played else 0.0,
+                ci_low=low,
+                ci_high=high,
+                fair_share=len(sides_of[i]) / config.num_teams,
+                stock_left_when_losing=float(np.mean(left)) if left else None,
+                seat_counts=tuple(sum(1 for g in played if g.seats[s] == i) for s in range(config.num_players)),
+                first_player_games=sum(1 for g in played if g.seats[g.first_player] == i),
+                rating_mu=mu,
+                rating_sigma=sigma,
+                rating_ordinal=ordinal,
+            )
+        )
+    h2h: list[list[float | None]] = []
+    for a in range(k):
+        row: list[float | None] = []
+        for b in range(k):
+            both = [g for g in games if a in g.seats and b in g.seats] if a != b else []
+            row.append(sum(1 for g in both if g.winning_agent == a) / len(both) if both else None)
+        h2h.append(row)
+    return TournamentResult(
+        specs=specs,
+        labels=labels,
+        config=config,
+        seed=seed,
+        deals=len(games) // len(plan),
+        lineups=plan,
+        games=games,
+        agents=tuple(summaries),
+        head_to_head=tuple(tuple(r) for r in h2h),
+        mean_turns=float(np.mean([g.turns for g in games])),
+        truncation_rate=sum(1 for g in games if g.truncated) / len(games),
+    )
+
+
+def _openskill(k: int, games: tuple[GameResult, ...]) -> list[tuple[float, float, float]]:
+    """OpenSkill (Plackett-Luce) rating per agent, updated game by game in game order.
+
+    Each agent is one team per game; the winner ranks first and every other
+    agent shares second place; a truncated game is a draw among all.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=str(i)) for i in range(k)]
+    for g in games:
+        present = sorted(set(g.seats))
+        if len(present) < 2:
+            continue
+        teams = [[ratings[i]] for i in present]
+        winner = g.winning_agent
+        ranks = [1 if (winner is None or i == winner) else 2 for i in present]
+        new = model.rate(teams, ranks=ranks)
+        for i, team in zip(present, new, strict=True):
+            ratings[i] = team[0]
+    return [(float(r.mu), float(r.sigma), float(r.ordinal())) for r in ratings]

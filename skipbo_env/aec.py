@@ -1,0 +1,325 @@
+"""PettingZoo AEC environment ``skipbo_v0`` (docs/environments.md).
+
+The env is thin: it holds one :class:`~skipbo_env.rules.GameState`, asks the
+rules for legality and the game's progress, asks :mod:`skipbo_env.encoding`
+for observations and action ids, and keeps PettingZoo's bookkeeping
+(``agent_selection``, ``rewards``, ``_cumulative_rewards``, ``terminations``,
+``truncations``, ``infos``) in :meth:`raw_env.step`, :meth:`raw_env.reset`
+and :meth:`raw_env._finish` only.
+
+* Agents are ``player_0`` .. ``player_{n-1}``; ``player_k`` sits in seat ``k``.
+* A turn is several actions (plays, then a discard or an end of turn), so
+  ``agent_selection`` stays on the same agent until its turn ends.
+* Rewards: +1 to every seat of the winning side (both partners in the
+  partner game), -1 to every other seat, 0 to all when the turn limit
+  truncates the game. With ``reward_shaping=True`` the mover also gets
+  :data:`STOCK_CARD_REWARD` for each card it plays from its own stock (or,
+  in the partner game, its partner's stock); the terminal rewards are the
+  same with or without shaping.
+* In :class:`raw_env` an illegal action raises the rules'
+  :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing; :func:`env`
+  wraps the env as PettingZoo's classic envs are, so there an illegal action
+  ends the game with -1 for the offender and 0 for everyone else.
+
+Example::
+
+    import skipbo_env
+
+    env = skipbo_env.env(num_players=3, short_game=True)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .encoding import decode_action, num_actions, observation_layout, observe
+from .render import render_table
+from .rules import ConfigError, GameConfig, GameState, Play, Source, new_game
+
+STOCK_CARD_REWARD = 0.01
+"""Shaping reward per own (or partner's) stock card played, when ``reward_shaping=True``."""
+
+GAME_KEYS = tuple(f.name for f in dataclasses.fields(GameConfig))
+"""Configuration keys that go to :class:`~skipbo_env.rules.GameConfig`."""
+
+ENV_DEFAULTS: dict[str, Any] = {"render_mode": None, "reward_shaping": False, "render_full": False}
+"""Configuration keys of the env itself, with their defaults."""
+
+RENDER_MODES = ("ansi", "human")
+RESET_OPTIONS = ("deck", "state")
+"""Keys of ``reset(options=...)`` that the env acts on."""
+
+_STOCK_SOURCES = (Source.STOCK, Source.PARTNER_STOCK)
+
+
+# ------------------------------------------------------------------ config
+def parse_config(config: Mapping[str, Any], env_defaults: Mapping[str, Any]) -> tuple[GameConfig, dict]:
+    """Split keyword configuration into a :class:`GameConfig` and the env's own keys.
+
+    ``env_defaults`` lists the env's keys with their defaults. An unknown key
+    raises :class:`~skipbo_env.rules.ConfigError` naming it and the allowed
+    keys; a bad game value raises the config's own error. The env's common
+    keys (``render_mode``, ``reward_shaping``, ``render_full``) are checked here.
+    """
+    allowed = (*GAME_KEYS, *env_defaults)
+    for key in config:
+        if key not in allowed:
+            hint = " (the game length is set by turn_limit)" if key == "max_cycles" else ""
+            raise ConfigError(str(key), f"unknown key{hint}; allowed keys: {', '.join(allowed)}")
+    game = GameConfig.from_dict({k: v for k, v in config.items() if k in GAME_KEYS})
+    options = {k: config.get(k, default) for k, default in env_defaults.items()}
+    mode = options.get("render_mode")
+    if mode is not None and mode not in RENDER_MODES:
+        raise ConfigError("render_mode", f"must be None or one of {RENDER_MODES}, got {mode!r}")
+    for key in ("reward_shaping", "render_full"):
+        if key in options and type(options[key]) is not bool:
+            raise ConfigError(key, f"must be true or false, got {options[key]!r}")
+    return game, options
+
+
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as a non-negative ``int`` (numpy integers accepted), or ``None``."""
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    if seed is not None and (type(seed) is not int or seed < 0):
+        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+    return seed
+
+
+def start_game(config: GameConfig, rng: np.random.Generator, options: Mapping[str, Any] | None) -> GameState:
+    """The game a reset starts, from ``reset(options=...)``.
+
+    ``{"deck": [...]}`` deals from that card order (last element on top),
+    ``{"state": dict}`` loads a serialized state (its config must equal the
+    env's and the game must not be over); without either the deck is
+    shuffled. The game's own generator is seeded from ``rng`` in every case,
+    so a seeded env replays the same sequence of games. Other keys are
+    ignored with a warning (PettingZoo's ``api_test`` passes an arbitrary
+    key to check that ``options`` is accepted).
+    """
+    deck = state = None
+    if options is not None:
+        if not isinstance(options, Mapping):
+            raise TypeError(f"reset options must be a dict or None, got {type(options).__name__}")
+        unknown = [repr(k) for k in options if k not in RESET_OPTIONS]
+        if unknown:
+            warnings.warn(
+                f"reset options: ignoring unknown key(s) {', '.join(unknown)}; "
+                f"the env acts on {', '.join(RESET_OPTIONS)}",
+                UserWarning,
+                stacklevel=3,
+            )
+        deck, state = options.get("deck"), options.get("state")
+        if deck is not None and state is not None:
+            raise ValueError("reset options: give 'deck' or 'state', not both")
+    game_seed = int(rng.integers(2**63))
+    if state is None:
+        return new_game(config, seed=game_seed, deck=deck)
+    game = GameState.from_dict(state)
+    if game.config != config:
+        ours, theirs = config.to_dict(), game.config.to_dict()
+        diff = ", ".join(f"{k}={theirs[k]!r} (env: {ours[k]!r})" for k in ours if ours[k] != theirs[k])
+        raise ValueError(f"reset options: the state's config differs from the env's: {diff}")
+    if game.is_over:
+        raise ValueError("reset options: the state's game is already over; an episode must start in play")
+    return game
+
+
+# --------------------------------------------------------------------- env
+def env(**config: Any) -> AECEnv:
+    """The AEC env wrapped as PettingZoo's classic envs are.
+
+    Wrappers, innermost first: ``TerminateIllegalWrapper(illegal_reward=-1)``
+    (an illegal action ends the game: -1 to the offender, 0 to the others),
+    ``AssertOutOfBoundsWrapper`` (an action outside the action space fails an
+    assertion) and ``OrderEnforcingWrapper`` (calls before ``reset`` fail).
+    Keywords: see :class:`raw_env`.
+    """
+    wrapped: AECEnv = raw_env(**config)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+class raw_env(AECEnv):
+    """Skip-Bo as a PettingZoo AEC env, unwrapped.
+
+    Keywords: every :class:`~skipbo_env.rules.GameConfig` field
+    (``num_players``, ``stock_size``, ``short_game``, ``partner_game``,
+    ``allow_wild_discard``, ``must_play_stock``, ``first_player``,
+    ``turn_limit``) plus
+
+    * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text)
+      or ``"human"`` (``render()`` prints it, and every reset and step renders);
+    * ``render_full``: ``False`` renders what the acting agent sees, ``True``
+      renders every hand and stock (for debugging and replays);
+    * ``reward_shaping``: see the module docstring.
+
+    Attributes:
+        config: the game's :class:`GameConfig`.
+        game: the current :class:`GameState` (``None`` before the first
+            reset). Read it, never change it: moves go through :meth:`step`.
+    """
+
+    metadata = {
+        "name": "skipbo_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__()
+        self.config, options = parse_config(config, ENV_DEFAULTS)
+        self.render_mode: str | None = options["render_mode"]
+        self.render_full: bool = options["render_full"]
+        self.reward_shaping: bool = options["reward_shaping"]
+        n = self.config.num_players
+        self.possible_agents = [f"player_{seat}" for seat in range(n)]
+        self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        layout = observation_layout(self.config)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (num_actions(self.config),), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(num_actions(self.config)) for agent in self.possible_agents}
+        self.game: GameState | None = None
+        self._np_random: np.random.Generator | None = None
+
+    # ------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------- API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a game; see :func:`start_game` for ``options``.
+
+        ``seed`` reseeds the env's generator; ``seed=None`` continues it (on
+        the very first reset it is seeded from fresh entropy). Every game is
+        dealt from the next draw of that generator, so ``reset(seed=s)`` then
+        the same actions always give the same episode.
+        """
+        seed = check_seed(seed)
+        if seed is not None or self._np_random is None:
+            self._np_random = np.random.default_rng(seed)
+        self.game = start_game(self.config, self._np_random, options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = self._make_infos()
+        self.agent_selection = self.possible_agents[self.game.current]
+        self._skip_agent_selection = None
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32 vector, "action_mask": int8 vector}`` of ``agent``'s seat.
+
+        Built from the seat's view only; the mask is all zeros unless the
+        agent is to move (see :func:`skipbo_env.encoding.observe`).
+        """
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return observe(self._require_game(), self._seat[agent])
+
+    def step(self, action: int | None) -> None:
+        """Apply ``agent_selection``'s action id; a dead agent must pass ``None``.
+
+        Raises:
+            IllegalMoveError: the move is not legal now; nothing changes.
+            ValueError: ``action`` is not an action id of this game.
+        """
+        game = self._require_game()
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        move = decode_action(action, self.config)
+        game.apply(move)  # raises before anything changes when the move is illegal
+        turn_before = self.infos[agent]["turn"]
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if self.reward_shaping and isinstance(move, Play) and move.source in _STOCK_SOURCES:
+            self.rewards[agent] += STOCK_CARD_REWARD
+        if game.is_over:
+            self._finish(self._seat[agent])
+        else:
+            self.agent_selection = self.possible_agents[game.current]
+            if game.turn != turn_before:
+                self.infos = self._make_infos()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The table as ``agent_selection`` sees it, or everything with ``render_full=True``."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_table(
+            self._require_game(), None if self.render_full else self._seat[self.agent_selection]
+        )
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+    # ------------------------------------------------------------- helpers
+    def _require_game(self) -> GameState:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the env")
+        return self.game
+
+    def _make_infos(self) -> dict[str, dict]:
+        """Public facts only: the turn counter, and at the end the winning agents."""
+        game = self.game
+        assert game is not None
+        if not game.is_over:
+            return {agent: {"turn": game.turn} for agent in self.agents}
+        winners = [self.possible_agents[s] for s in game.winners]
+        return {agent: {"turn": game.turn, "winners": list(winners)} for agent in self.agents}
+
+    def _finish(self, mover: int) -> None:
+        """The game just ended: terminal rewards, terminations or truncations, infos."""
+        game = self.game
+        assert game is not None
+        if game.winner is not None:
+            winners = set(game.winners)
+            for seat, agent in enumerate(self.possible_agents):
+                self.rewards[agent] += 1.0 if seat in winners else -1.0
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.truncations = dict.fromkeys(self.agents, True)
+        self.infos = self._make_infos()
+        self.agent_selection = self.possible_agents[(mover + 1) % self.config.num_players]

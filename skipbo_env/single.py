@@ -1,0 +1,258 @@
+"""Gymnasium single-agent env ``SkipBo-v0``: one learner against configured opponents.
+
+The env drives a :class:`skipbo_env.aec.raw_env`, so the rules, the
+observation, the action table and every reward come from the same place as
+in the AEC env. The learner sits in one seat; every other seat is played by
+an opponent inside :meth:`SkipBoSingleEnv.reset` (when opponents move
+first) and :meth:`SkipBoSingleEnv.step` (after the learner's turn ends).
+
+* Observation: the learner's observation **vector** (a flat float32
+  ``Box``, what SB3 policies take). The legal-action mask is not in the
+  observation: :meth:`SkipBoSingleEnv.action_masks` returns it as a bool
+  array (the method sb3-contrib's ``MaskablePPO`` calls), and ``info``
+  carries it as ``info["action_mask"]`` (int8).
+* Reward: the learner's own AEC reward summed over everything that happened
+  since its last action: +1 when its side wins (partner game: its team),
+  -1 when any other side wins, 0 on truncation, plus shaping when
+  ``reward_shaping=True``. Another seat's reward is never handed back.
+* Illegal learner action: ``illegal_action="raise"`` (default) raises the
+  rules' :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing;
+  ``illegal_action="lose"`` ends the episode (``terminated=True``) with
+  reward -1 and ``info["illegal_action"] = True``, which is what
+  Gymnasium's and SB3's env checkers need (they step with unmasked random
+  actions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .aec import ENV_DEFAULTS, RENDER_MODES, check_seed, parse_config, raw_env
+from .encoding import num_actions, observation_layout
+from .render import render_table
+from .rules import ConfigError, GameConfig, IllegalMoveError
+
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+MAX_REDEALS = 100
+"""Deals in a row that may end before the learner's first move before reset gives up."""
+
+SINGLE_DEFAULTS: dict[str, Any] = {
+    **ENV_DEFAULTS,
+    "opponents": "random",
+    "learner_seat": None,
+    "illegal_action": "raise",
+}
+"""The env's own configuration keys with their defaults (game keys come on top)."""
+
+
+def _resolve_opponent(spec: Any, config: GameConfig, where: str) -> tuple[Any, str | None]:
+    """(agent, name): a scripted agent built by name, or the given object as is."""
+    if isinstance(spec, str):
+        from agents import make_agent  # lazy: the envs layer does not need agents at import
+
+        try:
+            return make_agent(spec, config, seed=None), spec
+        except ValueError as exc:
+            raise ConfigError(where, str(exc)) from None
+    if callable(getattr(spec, "act", None)):
+        return spec, None
+    raise ConfigError(where, f"must be an agent name or an object with act(observation) -> int, got {spec!r}")
+
+
+class SkipBoSingleEnv(gymnasium.Env):
+    """Skip-Bo for one learner; every other seat is played by an opponent.
+
+    Keywords: every :class:`~skipbo_env.rules.GameConfig` field, the AEC
+    env's ``render_mode``, ``render_full`` and ``reward_shaping``, and
+
+    * ``opponents``: one spec per other seat, listed from the learner's left
+      (the seat after the learner first; in the partner game entry
+      ``n/2 - 1`` is the learner's partner), or a single spec for all. A spec
+      is an agent name from :data:`agents.AGENTS` (``"random"``,
+      ``"greedy"``; built with :func:`agents.make_agent` and reseeded from the
+      env's generator on every reset) or any object with
+      ``act(observation) -> int`` (used as given; it owns its randomness).
+      Default ``"random"``.
+    * ``learner_seat``: the learner's seat, or ``None`` (default) for a
+      random seat each episode, drawn from the env's generator.
+    * ``illegal_action``: ``"raise"`` or ``"lose"``, see the module docstring.
+
+    Rendering shows the table as the learner sees it (``render_full=True``:
+    everything).
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+
+    def __init__(self, **config: Any) -> None:
+        game_config, options = parse_config(config, SINGLE_DEFAULTS)
+        n = game_config.num_players
+        self.config = game_config
+        self.render_mode: str | None = options["render_mode"]
+        self.render_full: bool = options["render_full"]
+        self.reward_shaping: bool = options["reward_shaping"]
+        self.illegal_action: str = options["illegal_action"]
+        if self.illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(
+                "illegal_action", f"must be one of {ILLEGAL_ACTION_MODES}, got {self.illegal_action!r}"
+            )
+        seat = options["learner_seat"]
+        if seat is not None and (type(seat) is not int or not 0 <= seat < n):
+            raise ConfigError("learner_seat", f"must be None or an int in 0..{n - 1}, got {seat!r}")
+        self.learner_seat_config: int | None = seat
+        specs = options["opponents"]
+        if isinstance(specs, str) or not isinstance(specs, Sequence):
+            specs = [specs] * (n - 1)
+        if len(specs) != n - 1:
+            raise ConfigError("opponents", f"needs one spec per other seat ({n - 1}) or a single spec, got {len(specs)}")
+        resolved = [_resolve_opponent(s, game_config, f"opponents[{i}]") for i, s in enumerate(specs)]
+        self.opponents = [agent for agent, _ in resolved]
+        self._opponent_names = [name for _, name in resolved]
+        self.aec = raw_env(**game_config.to_dict(), reward_shaping=self.reward_shaping)
+        layout = observation_layout(game_config)
+        self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.action_space = spaces.Discrete(num_actions(game_config))
+        self.learner_seat: int | None = None
+        self._opponent_at: dict[int, Any] = {}
+        self._mask: np.ndarray | None = None
+        self._over = True
+        self._redeals = 0
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
+        """Deal (or load, see :func:`skipbo_env.aec.start_game`) and play opponents up to the learner's turn.
+
+        Draws from the env's generator, in this order: the learner's seat
+        (when not fixed), one seed per named opponent, the game. A game that
+        ends before the learner's first move (tiny stocks or turn limits) is
+        dealt again from the next draws, at most :data:`MAX_REDEALS` times;
+        ``info["redeals"]`` counts them. With a ``deck`` or ``state`` option
+        there is nothing to re-deal, and such a game raises ``ValueError``.
+        """
+        super().reset(seed=check_seed(seed))
+        rng = self.np_random
+        n = self.config.num_players
+        self._redeals = 0
+        while True:
+            seat = self.learner_seat_config
+            self.learner_seat = int(rng.integers(n)) if seat is None else seat
+            self._seed_opponents(rng)
+            self.aec.reset(seed=int(rng.integers(2**63)), options=options)
+            self._play_opponents()
+            if not self.aec.game.is_over:
+                break
+            if options is not None and ("deck" in options or "state" in options):
+                raise ValueError("reset options: the given game ends before the learner's first move")
+            self._redeals += 1
+            if self._redeals > MAX_REDEALS:
+                raise RuntimeError(
+                    f"{MAX_REDEALS} deals in a row ended before the learner's first move; "
+                    "raise stock_size or turn_limit"
+                )
+        self._over = False
+        obs = self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return obs, self._info()
+
+    def step(self, action: int):
+        """Play the learner's action, then every opponent turn until the learner moves again.
+
+        Raises:
+            IllegalMoveError: an illegal action with ``illegal_action="raise"``; nothing changes.
+            ValueError: ``action`` is not an action id of this game.
+            RuntimeError: called before ``reset`` or after the episode ended,
+                or an opponent chose an illegal action.
+        """
+        if self._over:
+            raise RuntimeError("the episode is over (or never started): call reset()")
+        learner = self.aec.possible_agents[self.learner_seat]
+        try:
+            self.aec.step(action)
+        except IllegalMoveError:
+            if self.illegal_action == "raise":
+                raise
+            self._over = True
+            return self._observe(), -1.0, True, False, self._info(illegal_action=True)
+        reward = float(self.aec.rewards[learner])
+        reward += self._play_opponents()
+        terminated = bool(self.aec.terminations[learner])
+        truncated = bool(self.aec.truncations[learner])
+        self._over = terminated or truncated
+        obs = self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the episode is over)."""
+        if self._mask is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        """The table as the learner sees it, or everything with ``render_full=True``."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.aec.game is None:
+            raise RuntimeError("call reset() before render()")
+        text = render_table(self.aec.game, None if self.render_full else self.learner_seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -------------------------------------------------------------- helpers
+    def _seed_opponents(self, rng: np.random.Generator) -> None:
+        """Seat the opponents from the learner's left and reseed the named ones."""
+        n = self.config.num_players
+        self._opponent_at = {}
+        for k, (agent, name) in enumerate(zip(self.opponents, self._opponent_names, strict=True)):
+            self._opponent_at[(self.learner_seat + 1 + k) % n] = agent
+            if name is not None:
+                agent.seed(int(rng.integers(2**63)))
+
+    def _play_opponents(self) -> float:
+        """Opponents' actions until the learner is to move or the game ends; the learner's reward meanwhile."""
+        aec = self.aec
+        learner = aec.possible_agents[self.learner_seat]
+        reward = 0.0
+        while not aec.game.is_over and aec.agent_selection != learner:
+            agent = aec.agent_selection
+            opponent = self._opponent_at[aec.game.current]
+            action = opponent.act(aec.observe(agent))
+            try:
+                aec.step(action)
+            except (IllegalMoveError, ValueError) as exc:
+                raise RuntimeError(f"opponent {opponent!r} playing {agent} chose action {action!r}: {exc}") from exc
+            reward += aec.rewards[learner]
+        return reward
+
+    def _observe(self) -> np.ndarray:
+        """The learner's vector; keeps its mask (all zeros once the episode is over)."""
+        obs = self.aec.observe(self.aec.possible_agents[self.learner_seat])
+        self._mask = np.zeros_like(obs["action_mask"]) if self._over else obs["action_mask"]
+        return obs["observation"]
+
+    def _info(self, illegal_action: bool = False) -> dict[str, Any]:
+        """Public facts: learner seat, turn, the mask, re-deals; winners at the end."""
+        game = self.aec.game
+        info: dict[str, Any] = {
+            "learner": self.aec.possible_agents[self.learner_seat],
+            "turn": game.turn,
+            "action_mask": self._mask.copy(),
+            "redeals": self._redeals,
+        }
+        if game.is_over:
+            info["winners"] = [self.aec.possible_agents[s] for s in game.winners]
+        if illegal_action:
+            info["illegal_action"] = True
+        return info

@@ -1,0 +1,358 @@
+"""The batched engine: B independent games of one configuration, stepped by compiled kernels.
+
+:class:`BatchEngine` owns the arrays described in :mod:`.kernels` and offers
+the operations a vector environment needs, each over the whole batch in one
+compiled call: deal, legal-action masks, observation vectors, validated
+steps, in-engine agents. It follows the rules core exactly (the differential
+test ``tests/test_vector_engine.py`` proves it move by move), and the state
+dict (``GameState.to_dict()``) is the bridge: :meth:`BatchEngine.load` puts a
+rules-core game into a slot and :meth:`BatchEngine.export` writes a slot back.
+
+Randomness: every slot holds a numpy ``PCG64`` generator state and draws
+from it exactly as the rules core does (first player, deck permutation,
+completed-pile reshuffles), so a slot's game is the game
+``rules.new_game(config, generator)`` deals and plays, generator state
+included. With ``seed=s`` slot ``i`` starts from
+``Generator(PCG64(SeedSequence(s).spawn(B)[i]))`` and deals its later games
+from the same generator. The in-engine agents draw from a separate
+splitmix64 stream per slot, seeded from the same ``SeedSequence``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..encoding import DISCARD_SIZE_SCALE, num_actions, observation_layout
+from ..rules import ALL_MOVES, DECK_SIZE, HAND_SIZE, WILD, GameConfig, GameState
+from ..rules.errors import GameOverError, IllegalMoveError
+from ..rules.serialization import FORMAT, VERSION
+from . import kernels as K
+
+AGENT_KINDS = {"random": 1, "greedy": 2}
+"""In-engine agents by name (kernel codes)."""
+
+_M64 = (1 << 64) - 1
+
+
+def _config_array(config: GameConfig) -> np.ndarray:
+    """The ``cf`` array of the kernels: settings and the row widths of this configuration."""
+    cf = np.zeros(K.CF_SIZE, np.int64)
+    cf[K.C_N] = config.num_players
+    cf[K.C_S] = config.stock_size
+    cf[K.C_PARTNER] = int(config.partner_game)
+    cf[K.C_WILD_OK] = int(config.allow_wild_discard)
+    cf[K.C_MUST] = int(config.must_play_stock)
+    cf[K.C_LIMIT] = config.turn_limit
+    cf[K.C_FIRST] = -1 if config.first_player is None else config.first_player
+    cf[K.C_NA] = num_actions(config)
+    cf[K.C_SC] = config.stock_size + 4 * K.CAP
+    cf[K.C_OBS] = observation_layout(config).size
+    return cf
+
+
+def _obs_tables(config: GameConfig) -> np.ndarray:
+    """Float32 lookup table of every scaled value, computed with ``encoding.encode_fields``'s own expressions."""
+    count_scale = np.array([12.0] * 12 + [18.0], dtype=np.float32)
+    sizes = np.arange(DECK_SIZE + 1)
+    parts = [
+        np.arange(HAND_SIZE + 1, dtype=np.float32) / HAND_SIZE,  # hand counts (float32 / int)
+        np.array([h / HAND_SIZE for h in range(HAND_SIZE + 1)], dtype=np.float32),  # hand sizes
+        np.array([k / DECK_SIZE for k in sizes], dtype=np.float32),  # draw and completed sizes
+        sizes.astype(np.float32) / DISCARD_SIZE_SCALE,  # discard sizes (float32 / float)
+        (sizes.astype(np.float32)[:, None] / count_scale[None, :]).ravel(),  # discard counts
+        np.array([k / float(config.stock_size) for k in range(config.stock_size + 1)], dtype=np.float32),
+    ]
+    tab = np.concatenate(parts).astype(np.float32)
+    assert tab.shape[0] == K.T_STOCK + config.stock_size + 1
+    return tab
+
+
+def _as_rows(rows: Any, batch: int) -> np.ndarray:
+    """Slot indexes from ``None`` (all), a bool mask or a sequence of ints; bad input raises."""
+    if rows is None:
+        return np.arange(batch, dtype=np.int64)
+    arr = np.asarray(rows)
+    if arr.dtype == bool:
+        if arr.shape != (batch,):
+            raise ValueError(f"a slot mask must have shape ({batch},), got {arr.shape}")
+        return np.flatnonzero(arr).astype(np.int64)
+    if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise ValueError(f"slots must be a 1-D sequence of ints or a bool mask, got {rows!r}")
+    arr = arr.astype(np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() >= batch):
+        raise ValueError(f"slot indexes must be in 0..{batch - 1}, got {arr.tolist()}")
+    return arr
+
+
+class BatchEngine:
+    """``batch_size`` games of ``config``, all dealt at construction.
+
+    Attributes (arrays are live; change games only through the methods):
+        config, batch_size, num_actions, obs_size.
+        hot, cold, turn, pcg, arng, cf, tab: the kernels' arrays (see :mod:`.kernels`).
+        legal_counts: number of legal actions per game, as of the last :meth:`masks`.
+    """
+
+    def __init__(self, config: GameConfig, batch_size: int, seed: int | None = None) -> None:
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
+        if type(batch_size) is not int or batch_size < 1:
+            raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        self.config = config
+        self.batch_size = batch_size
+        self.cf = _config_array(config)
+        self.tab = _obs_tables(config)
+        self.num_actions = int(self.cf[K.C_NA])
+        self.obs_size = int(self.cf[K.C_OBS])
+        n = config.num_players
+        self.hot = np.zeros((batch_size, K.G_SEATS + n * K.SEAT_HOT), np.uint8)
+        self.cold = np.zeros((batch_size, K.K_SEATS + n * int(self.cf[K.C_SC])), np.uint8)
+        self.turn = np.zeros(batch_size, np.int64)
+        self.pcg = np.zeros((batch_size, 6), np.uint64)
+        self.arng = np.zeros(batch_size, np.uint64)
+        self.legal_counts = np.zeros(batch_size, np.int64)
+        self._masks = np.zeros((batch_size, self.num_actions), np.int8)
+        self._legal = np.zeros((batch_size, self.num_actions), np.uint8)
+        self._all = np.arange(batch_size, dtype=np.int64)
+        self._err = np.zeros(2, np.int64)
+        self.seed(seed)
+        self.reset()
+
+    # ------------------------------------------------------------ seeding
+    def seed(self, seed: int | None = None) -> None:
+        """Reseed every slot's generators (used from the next deal or reshuffle on)."""
+        if seed is not None and (type(seed) is not int or seed < 0):
+            raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+        children = np.random.SeedSequence(seed).spawn(self.batch_size + 1)
+        for b in range(self.batch_size):
+            self._set_pcg(b, np.random.PCG64(children[b]).state)
+        self.arng[:] = children[-1].generate_state(self.batch_size, np.uint64)
+
+    def _set_pcg(self, b: int, raw: dict) -> None:
+        state, inc = raw["state"]["state"], raw["state"]["inc"]
+        self.pcg[b] = [state >> 64, state & _M64, inc >> 64, inc & _M64, raw["has_uint32"], raw["uinteger"]]
+
+    def generator(self, slot: int) -> np.random.Generator:
+        """A numpy Generator holding a copy of the slot's current PCG64 state."""
+        hi, lo, ihi, ilo, has, value = (int(x) for x in self.pcg[slot])
+        bits = np.random.PCG64()
+        bits.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": (hi << 64) | lo, "inc": (ihi << 64) | ilo},
+            "has_uint32": has,
+            "uinteger": value,
+        }
+        return np.random.Generator(bits)
+
+    # ------------------------------------------------------------ status
+    @property
+    def status(self) -> np.ndarray:
+        """Per game: 0 running, 1 won, 2 truncated at the turn limit."""
+        return self.hot[:, K.G_DONE].copy()
+
+    @property
+    def done(self) -> np.ndarray:
+        """Per game: True once won or truncated."""
+        return self.hot[:, K.G_DONE] != 0
+
+    @property
+    def current(self) -> np.ndarray:
+        """Per game: the seat to move."""
+        return self.hot[:, K.G_CUR].astype(np.int64)
+
+    @property
+    def winner(self) -> np.ndarray:
+        """Per game: the seat whose play won, -1 while none."""
+        return self.hot[:, K.G_WIN].astype(np.int64) - 1
+
+    @property
+    def legal_ids(self) -> list[np.ndarray]:
+        """Per game, the legal action ids (ascending) as of the last :meth:`masks`."""
+        return [self._legal[b, : self.legal_counts[b]].astype(np.int64) for b in range(self.batch_size)]
+
+    # ------------------------------------------------------------ batch operations
+    def reset(self, slots: Any = None) -> None:
+        """Deal new games in ``slots`` (default all): indexes or a bool mask."""
+        which = np.zeros(self.batch_size, np.int8)
+        which[_as_rows(slots, self.batch_size)] = 1
+        K.batch_deal(self.hot, self.cold, self.turn, self.pcg, self.cf, which)
+
+    def masks(self) -> np.ndarray:
+        """(B, num_actions) int8 legal-action masks of the seat to move; rows of games over are 0.
+
+        Returns the engine's own buffer, overwritten by the next call (copy it
+        to keep it). The number of legal actions per game is left in
+        :attr:`legal_counts`, the ids themselves in :attr:`legal_ids`.
+        """
+        K.batch_masks(self.hot, self.cf, self._masks, self._legal, self.legal_counts)
+        return self._masks
+
+    def observations(self, seats: Any = None, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, obs_size) float32 observations; ``seats`` per game (default: the seat to move)."""
+        if out is None:
+            out = np.empty((self.batch_size, self.obs_size), np.float32)
+        elif out.shape != (self.batch_size, self.obs_size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape {(self.batch_size, self.obs_size)}")
+        if seats is None:
+            seat_arr = np.full(self.batch_size, -1, np.int64)
+        else:
+            seat_arr = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.batch_size,)))
+            if seat_arr.min() < 0 or seat_arr.max() >= self.config.num_players:
+                raise ValueError(f"seats must be in 0..{self.config.num_players - 1}")
+        K.batch_observe(self.hot, self.turn, self.cf, self.tab, seat_arr, out)
+        return out
+
+    def observe_rows(self, rows: Sequence[int], seats: Sequence[int]) -> np.ndarray:
+        """Observation of ``seats[i]`` in game ``rows[i]``, one row each."""
+        rows_arr = _as_rows(rows, self.batch_size)
+        seat_arr = np.asarray(seats, dtype=np.int64).reshape(-1)
+        if seat_arr.shape != rows_arr.shape:
+            raise ValueError("rows and seats must have the same length")
+        if seat_arr.size and (seat_arr.min() < 0 or seat_arr.max() >= self.config.num_players):
+            raise ValueError(f"seats must be in 0..{self.config.num_players - 1}")
+        out = np.empty((rows_arr.shape[0], self.obs_size), np.float32)
+        K.batch_observe_rows(self.hot, self.turn, self.cf, self.tab, rows_arr, seat_arr, out)
+        return out
+
+    def step(self, actions: Any, rows: Any = None) -> None:
+        """Apply ``actions[i]`` to game ``rows[i]`` (default: one action per game, in slot order).
+
+        Every action is checked first; if one is out of range, comes after the
+        end of its game or is illegal, an error naming the slot and the move is
+        raised and no game changes.
+        """
+        rows_arr = self._all if rows is None else _as_rows(rows, self.batch_size)
+        acts = np.asarray(actions)
+        if acts.shape != rows_arr.shape or (acts.size and not np.issubdtype(acts.dtype, np.integer)):
+            raise ValueError(f"actions must be {rows_arr.shape[0]} ints, got {acts!r}")
+        if acts.dtype != np.int64:
+            acts = acts.astype(np.int64)
+        if not K.batch_check(self.hot, self.cf, self._masks, rows_arr, acts, self._err):
+            i = int(self._err[0])
+            self._raise(int(rows_arr[i]), int(acts[i]), int(self._err[1]))
+        K.batch_apply(self.hot, self.cold, self.turn, self.pcg, self.cf, rows_arr, acts)
+
+    def _raise(self, slot: int, action: int, code: int) -> None:
+        if code == 1:
+            raise IllegalMoveError(action, f"slot {slot}: action ids are 0..{self.num_actions - 1}")
+        move = ALL_MOVES[action]
+        if code == 2:
+            raise GameOverError(move, f"slot {slot}: the game is over; reset the slot first")
+        seat = int(self.hot[slot, K.G_CUR])
+        raise IllegalMoveError(move, f"slot {slot}: action {action} is not legal for seat {seat} now")
+
+    def agent_actions(self, agent: str) -> np.ndarray:
+        """The in-engine agent's choice (``'random'`` or ``'greedy'``) in every game; -1 for games over."""
+        if agent not in AGENT_KINDS:
+            raise ValueError(f"unknown in-engine agent {agent!r}; known: {', '.join(AGENT_KINDS)}")
+        out = np.empty(self.batch_size, np.int64)
+        K.batch_agent_actions(self.hot, self.cf, self.arng, AGENT_KINDS[agent], out)
+        return out
+
+    def random_legal(self) -> np.ndarray:
+        """A uniformly random legal action in every game (from the last :meth:`masks`); -1 for games over.
+
+        Drawn from each slot's agent stream, as the in-engine RandomAgent does.
+        """
+        out = np.empty(self.batch_size, np.int64)
+        K.batch_random_legal(self._legal, self.legal_counts, self.arng, out)
+        return out
+
+    # ------------------------------------------------------------ bridge
+    def load(self, slot: int, data: dict) -> None:
+        """Put the game of a state dict (``GameState.to_dict()``) into ``slot``, generator included.
+
+        The dict is validated by the rules core's loader first; its config must
+        equal the engine's and its generator must be a ``PCG64``.
+        """
+        slot = int(_as_rows([slot], self.batch_size)[0])
+        state = GameState.from_dict(data)  # full validation, StateError on bad input
+        if state.config != self.config:
+            raise ValueError(f"the state's config {state.config} differs from the engine's {self.config}")
+        raw = state.rng.bit_generator.state
+        if raw["bit_generator"] != "PCG64":
+            raise ValueError(f"the engine replays numpy PCG64 generators only, got {raw['bit_generator']}")
+        hot = np.zeros(self.hot.shape[1], np.int64)
+        cold = np.zeros(self.cold.shape[1], np.int64)
+        hot[K.G_CUR] = state.current
+        hot[K.G_WIN] = 0 if state.winner is None else state.winner + 1
+        hot[K.G_DONE] = 1 if state.winner is not None else (2 if state.truncated else 0)
+        hot[K.G_DRAWN] = len(state.draw_pile)
+        cold[K.K_DRAW : K.K_DRAW + len(state.draw_pile)] = state.draw_pile
+        hot[K.G_COMPN] = len(state.completed)
+        cold[K.K_COMP : K.K_COMP + len(state.completed)] = state.completed
+        for k, pile in enumerate(state.building):
+            hot[K.G_BN + k] = len(pile)
+            cold[K.K_BUILD + 12 * k : K.K_BUILD + 12 * k + len(pile)] = pile
+        stock_size = self.config.stock_size
+        for seat in range(self.config.num_players):
+            h = K.G_SEATS + seat * K.SEAT_HOT
+            c = K.K_SEATS + seat * int(self.cf[K.C_SC])
+            hot[h + 1 : h + WILD + 1] = state.hands[seat][1:]
+            hot[h + K.S_HAND] = sum(state.hands[seat])
+            stock = state.stocks[seat]
+            hot[h + K.S_STN] = len(stock)
+            hot[h + K.S_STOP] = stock[-1] if stock else 0
+            cold[c : c + len(stock)] = stock
+            for d, pile in enumerate(state.discards[seat]):
+                hot[h + K.S_DN + d] = len(pile)
+                hot[h + K.S_TOP + d] = pile[-1] if pile else 0
+                hot[h + K.S_SEC + d] = pile[-2] if len(pile) > 1 else 0
+                start = c + stock_size + d * K.CAP
+                cold[start : start + len(pile)] = pile
+                for card in pile:
+                    hot[h + K.S_DCNT + d * 13 + card - 1] += 1
+        self.hot[slot] = hot
+        self.cold[slot] = cold
+        self.turn[slot] = state.turn
+        self._set_pcg(slot, raw)
+
+    def export(self, slot: int) -> dict:
+        """The slot's game as a state dict, equal to ``GameState.to_dict()`` of the same game."""
+        slot = int(_as_rows([slot], self.batch_size)[0])
+        hot = self.hot[slot].astype(np.int64).tolist()
+        cold = self.cold[slot].astype(np.int64).tolist()
+        stock_size = self.config.stock_size
+        hands, stocks, discards = [], [], []
+        for seat in range(self.config.num_players):
+            h = K.G_SEATS + seat * K.SEAT_HOT
+            c = K.K_SEATS + seat * int(self.cf[K.C_SC])
+            hands.append([v for v in range(1, WILD + 1) for _ in range(hot[h + v])])
+            stocks.append(cold[c : c + hot[h + K.S_STN]])
+            piles = []
+            for d in range(4):
+                start = c + stock_size + d * K.CAP
+                piles.append(cold[start : start + hot[h + K.S_DN + d]])
+            discards.append(piles)
+        hi, lo, ihi, ilo, has, value = (int(x) for x in self.pcg[slot])
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "config": self.config.to_dict(),
+            "draw_pile": cold[K.K_DRAW : K.K_DRAW + hot[K.G_DRAWN]],
+            "hands": hands,
+            "stocks": stocks,
+            "discard_piles": discards,
+            "building_piles": [cold[K.K_BUILD + 12 * k : K.K_BUILD + 12 * k + hot[K.G_BN + k]] for k in range(4)],
+            "completed": cold[K.K_COMP : K.K_COMP + hot[K.G_COMPN]],
+            "current_player": hot[K.G_CUR],
+            "turn": int(self.turn[slot]),
+            "winner": None if hot[K.G_WIN] == 0 else hot[K.G_WIN] - 1,
+            "rng": {
+                "bit_generator": "PCG64",
+                "state": str((hi << 64) | lo),
+                "inc": str((ihi << 64) | ilo),
+                "has_uint32": has,
+                "uinteger": value,
+            },
+        }
+
+    def to_state(self, slot: int) -> GameState:
+        """The slot's game as a rules-core :class:`GameState` (through the state dict)."""
+        return GameState.from_dict(self.export(slot))
+
+    def __repr__(self) -> str:
+        return f"BatchEngine({self.config.num_players} players, batch {self.batch_size})"

@@ -1,0 +1,744 @@
+"""Numba kernels of the batched engine: the rules of ``skipbo_env.rules`` over arrays.
+
+All compiled code lives in this one module on purpose: numba's on-disk cache
+(``cache=True``) is invalidated only when the file of the compiled function
+changes, so a kernel that inlined a helper from another module could keep a
+stale copy of it. One file, one cache key.
+
+Data layout (structure of arrays, one row per game, ``uint8`` cards/counts):
+
+* ``hot[B, 16 + 80 n]``: what every decision reads. Meta (seat to move,
+  winner + 1, status, draw/completed pile sizes, building pile values,
+  mask-cache flag) then one 80-byte block per seat: hand counts (index 0 holds
+  the hand size, 1..13 the count of each card value), stock size and top,
+  discard pile sizes, tops, second cards, and counts of each value per pile.
+* ``cold[B, 372 + n (S + 4 * 162)]``: the card lists, top at the END as in
+  the rules core: building piles, draw pile, completed pile, and per seat the
+  stock and four discard piles.
+* ``turn[B]`` ``int64``: completed turns.
+* ``pcg[B, 6]`` ``uint64``: each game's numpy ``PCG64`` generator state
+  (state hi/lo, increment hi/lo, ``has_uint32``, ``uinteger``). Deals and
+  completed-pile reshuffles (R19) draw from it exactly as numpy's
+  ``Generator.integers``/``permutation``/``shuffle`` do, so a game here and in
+  the rules core stay identical, generator state included.
+* ``arng[B]`` ``uint64``: the in-engine agents' own splitmix64 stream.
+* ``cf`` ``int64``: configuration and row offsets (indexes ``C_*`` below).
+
+Action ids are the encoding's table (``skipbo_env.rules.ALL_MOVES`` order):
+hand plays ``4(v-1)+b`` (0..51), stock plays ``52+b``, own discard-top
+plays ``56+4d+b``, discards ``72+4(v-1)+d``, end turn ``124``, partner
+stock plays ``125+b``, partner discard-top plays ``129+4d+b``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# ----------------------------------------------------------------- constants
+WILD = 13
+HAND_SIZE = 5
+DECK = 162
+PILE_COMPLETE = 12
+
+# action id bases (skipbo_env.rules.ALL_MOVES order)
+A_HAND = 0
+A_HAND_WILD = 48
+A_STOCK = 52
+A_DISC = 56
+A_DISCARD = 72
+A_END = 124
+A_PSTOCK = 125
+A_PDISC = 129
+
+# hot row: meta
+G_CUR = 0  # seat to move
+G_WIN = 1  # winner seat + 1, 0 while none
+G_DONE = 2  # 0 running, 1 won, 2 truncated (R23)
+G_DRAWN = 3  # draw pile size
+G_COMPN = 4  # completed pile size
+G_BN = 5  # 4 building pile sizes (= the value each pile shows)
+G_FRESH = 9  # 1 while the engine's mask buffer row matches this game
+G_SEATS = 16  # first seat block
+SEAT_HOT = 80
+# hot row: offsets inside a seat block
+S_HAND = 0  # [0] hand size, [1..13] count of each card value
+S_STN = 14  # stock size
+S_STOP = 15  # stock top, 0 when empty
+S_DN = 16  # 4 discard pile sizes
+S_TOP = 20  # 4 discard tops (0 = empty)
+S_SEC = 24  # 4 cards below the tops (0 = none)
+S_DCNT = 28  # 4 x 13 counts of each value per discard pile
+# cold row
+K_BUILD = 0  # 4 x 12 building pile cards
+K_DRAW = 48  # 162 draw pile cards
+K_COMP = K_DRAW + DECK  # 162 completed pile cards
+K_SEATS = K_COMP + DECK  # first seat block: stock (S cards), then 4 x CAP discard pile cards
+CAP = DECK  # discard pile capacity: a pile can never hold more than the deck
+
+# cf: configuration and per-config offsets
+C_N = 0  # players
+C_S = 1  # stock size
+C_PARTNER = 2  # partner game (R27)
+C_WILD_OK = 3  # allow_wild_discard (R18)
+C_MUST = 4  # must_play_stock
+C_LIMIT = 5  # turn limit (R23)
+C_FIRST = 6  # first player, -1 = drawn from the game's generator (R9)
+C_NA = 7  # number of actions
+C_SC = 8  # cold seat block width (S + 4 * CAP)
+C_OBS = 9  # observation size
+CF_SIZE = 10
+
+# observation constants (skipbo_env.encoding)
+OBS_SEAT_WIDTH = 185
+OBS_SEATS = 13 + 48
+# offsets in the float32 lookup table ``tab`` (built by engine._obs_tables)
+T_HAND = 0  # 6: hand count c -> float32(c) / 5
+T_HS = 6  # 6: hand size h -> float32(h / 5)
+T_DECK = 12  # 163: size k -> float32(k / 162)
+T_DSIZE = T_DECK + 163  # 163: discard size k -> float32(k) / 20
+T_CNT = T_DSIZE + 163  # 163 x 13: count c of value v -> float32(c) / (12 or 18)
+T_STOCK = T_CNT + 163 * 13  # S+1: stock size k -> float32(k / S)
+
+U32_MASK = np.uint64(0xFFFFFFFF)
+PCG_MUL_HI = np.uint64(0x2360ED051FC65DA4)
+PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
+
+
+# ======================================================== numpy PCG64 protocol
+@njit(cache=True)
+def _mul_hi64(a, b):
+    """High 64 bits of the 128-bit product of two uint64."""
+    s32 = np.uint64(32)
+    a_lo = a & U32_MASK
+    a_hi = a >> s32
+    b_lo = b & U32_MASK
+    b_hi = b >> s32
+    p0 = a_lo * b_lo
+    p1 = a_lo * b_hi
+    p2 = a_hi * b_lo
+    p3 = a_hi * b_hi
+    mid = (p0 >> s32) + (p1 & U32_MASK) + (p2 & U32_MASK)
+    return p3 + (p1 >> s32) + (p2 >> s32) + (mid >> s32)
+
+
+@njit(cache=True)
+def pcg_next64(pcg, b):
+    """numpy PCG64 ``next_uint64``: advance the 128-bit LCG, then the XSL-RR output."""
+    hi = pcg[b, 0]
+    lo = pcg[b, 1]
+    new_hi = _mul_hi64(lo, PCG_MUL_LO) + hi * PCG_MUL_LO + lo * PCG_MUL_HI
+    new_lo = lo * PCG_MUL_LO
+    s_lo = new_lo + pcg[b, 3]
+    carry = np.uint64(1) if s_lo < new_lo else np.uint64(0)
+    s_hi = new_hi + pcg[b, 2] + carry
+    pcg[b, 0] = s_hi
+    pcg[b, 1] = s_lo
+    rot = s_hi >> np.uint64(58)
+    x = s_hi ^ s_lo
+    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+
+
+@njit(cache=True)
+def pcg_next32(pcg, b):
+    """numpy's buffered ``next_uint32``: low half of a 64-bit draw, the high half kept for next time."""
+    if pcg[b, 4] != 0:
+        pcg[b, 4] = 0
+        return pcg[b, 5]
+    value = pcg_next64(pcg, b)
+    pcg[b, 4] = 1
+    pcg[b, 5] = value >> np.uint64(32)
+    return value & U32_MASK
+
+
+@njit(cache=True)
+def pcg_interval(pcg, b, top):
+    """numpy ``random_interval``: uniform in 0..top by masked rejection (top < 2**32)."""
+    if top == 0:
+        return 0
+    limit = np.uint64(top)
+    mask = limit
+    mask |= mask >> np.uint64(1)
+    mask |= mask >> np.uint64(2)
+    mask |= mask >> np.uint64(4)
+    mask |= mask >> np.uint64(8)
+    mask |= mask >> np.uint64(16)
+    value = pcg_next32(pcg, b) & mask
+    while value > limit:
+        value = pcg_next32(pcg, b) & mask
+    return np.int64(value)
+
+
+@njit(cache=True)
+def pcg_integers(pcg, b, high):
+    """numpy ``Generator.integers(high)`` for 2 <= high < 2**32 (Lemire's method on 32-bit draws)."""
+    rng = np.uint64(high - 1)
+    excl = rng + np.uint64(1)
+    m = pcg_next32(pcg, b) * excl
+    leftover = m & U32_MASK
+    if leftover < excl:
+        threshold = (U32_MASK - rng) % excl
+        while leftover < threshold:
+            m = pcg_next32(pcg, b) * excl
+            leftover = m & U32_MASK
+    return np.int64(m >> np.uint64(32))
+
+
+@njit(cache=True)
+def pcg_shuffle(pcg, b, cold, start, count):
+    """numpy ``Generator.shuffle`` of ``cold[b, start:start+count]`` (Fisher-Yates from the end)."""
+    for i in range(count - 1, 0, -1):
+        j = pcg_interval(pcg, b, i)
+        tmp = cold[b, start + i]
+        cold[b, start + i] = cold[b, start + j]
+        cold[b, start + j] = tmp
+
+
+# ================================================================ agent stream
+@njit(cache=True)
+def agent_below(arng, b, k):
+    """Uniform int in 0..k-1 from the game's splitmix64 agent stream (bias below k / 2**32)."""
+    x = arng[b] + np.uint64(0x9E3779B97F4A7C15)
+    arng[b] = x
+    z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(((z >> np.uint64(32)) * np.uint64(k)) >> np.uint64(32))
+
+
+# ==================================================================== the rules
+@njit(cache=True)
+def hot_base(seat):
+    return G_SEATS + seat * SEAT_HOT
+
+
+@njit(cache=True)
+def cold_base(cf, seat):
+    return K_SEATS + seat * cf[C_SC]
+
+
+@njit(cache=True)
+def partner_of(cf, seat):
+    """The partner's seat in the partner game (R27), -1 otherwise."""
+    if cf[C_PARTNER] == 0:
+        return -1
+    n = cf[C_N]
+    return (seat + n // 2) % n
+
+
+@njit(cache=True)
+def _draw(hot, cold, pcg, cf, b, seat, count):
+    """Draw ``count`` cards into the seat's hand, recycling the completed pile (R19, R20)."""
+    h = hot_base(seat) + S_HAND
+    for _ in range(count):
+        if hot[b, G_DRAWN] == 0:
+            comp = np.int64(hot[b, G_COMPN])
+            if comp == 0:
+                return  # R20: fewer cards, the turn goes on
+            for i in range(comp):  # R19: the completed pile, shuffled, is the new draw pile
+                cold[b, K_DRAW + i] = cold[b, K_COMP + i]
+            pcg_shuffle(pcg, b, cold, K_DRAW, comp)
+            hot[b, G_DRAWN] = comp
+            hot[b, G_COMPN] = 0
+        top = np.int64(hot[b, G_DRAWN]) - 1
+        card = cold[b, K_DRAW + top]
+        hot[b, G_DRAWN] = top
+        hot[b, h + card] += 1
+        hot[b, h] += 1
+
+
+@njit(cache=True)
+def _refill(hot, cold, pcg, cf, b, seat):
+    """R10: draw until the hand holds five cards."""
+    missing = HAND_SIZE - np.int64(hot[b, hot_base(seat) + S_HAND])
+    if missing > 0:
+        _draw(hot, cold, pcg, cf, b, seat, missing)
+
+
+@njit(cache=True)
+def deal(hot, cold, turn, pcg, cf, b):
+    """Deal a new game in slot ``b`` from its generator, as ``rules.new_game`` does (R6-R10)."""
+    n = cf[C_N]
+    first = cf[C_FIRST]
+    if first < 0:
+        first = pcg_integers(pcg, b, n)
+    hot[b, :] = 0
+    pos = K_DRAW
+    for value in range(1, WILD + 1):  # rules.standard_deck order, then numpy's permutation
+        copies = 18 if value == WILD else 12
+        for _ in range(copies):
+            cold[b, pos] = value
+            pos += 1
+    pcg_shuffle(pcg, b, cold, K_DRAW, DECK)
+    top = DECK
+    stock_size = cf[C_S]
+    for i in range(stock_size):
+        for k in range(n):
+            seat = (first + k) % n
+            top -= 1
+            cold[b, cold_base(cf, seat) + i] = cold[b, K_DRAW + top]
+    for seat in range(n):
+        hot[b, hot_base(seat) + S_STN] = stock_size
+        hot[b, hot_base(seat) + S_STOP] = cold[b, cold_base(cf, seat) + stock_size - 1]
+    hot[b, G_DRAWN] = top
+    hot[b, G_CUR] = first
+    turn[b] = 0
+    _refill(hot, cold, pcg, cf, b, first)
+
+
+@njit(cache=True)
+def _mark_plays(card, hot, b, base, mask, legal, count):
+    """Mark the plays of one top card onto building piles 0..3; return the new legal count."""
+    for k in range(4):
+        if card == WILD or hot[b, G_BN + k] + 1 == card:
+            mask[base + k] = 1
+            legal[count] = base + k
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def legal_actions(hot, cf, b, mask, legal):
+    """Fill ``mask`` (zeroed first) and ``legal`` (ids ascending) for the seat to move; return the count.
+
+    The same moves as ``rules.legal.generate_legal_moves``: every play of the
+    hand, the stock top and the own discard tops (and the partner's in the
+    partner game), then discards and the empty-hand end of turn (R11, R12,
+    R16, R18, R21, R27, ``must_play_stock``). Nothing is legal once the game is over.
+    """
+    for i in range(cf[C_NA]):
+        mask[i] = 0
+    if hot[b, G_DONE] != 0:
+        return 0
+    seat = np.int64(hot[b, G_CUR])
+    o = hot_base(seat)
+    count = 0
+    for v in range(1, WILD + 1):  # hand plays in id order: value, then pile
+        if hot[b, o + v] > 0:
+            for k in range(4):
+                if v == WILD or hot[b, G_BN + k] + 1 == v:
+                    mask[A_HAND + (v - 1) * 4 + k] = 1
+                    legal[count] = A_HAND + (v - 1) * 4 + k
+                    count += 1
+    stock_playable = False
+    if hot[b, o + S_STN] > 0:
+        before = count
+        count = _mark_plays(hot[b, o + S_STOP], hot, b, A_STOCK, mask, legal, count)
+        stock_playable = count > before
+    for d in range(4):
+        if hot[b, o + S_DN + d] > 0:
+            count = _mark_plays(hot[b, o + S_TOP + d], hot, b, A_DISC + 4 * d, mask, legal, count)
+    if cf[C_MUST] == 0 or not stock_playable:
+        wild_ok = cf[C_WILD_OK] != 0
+        for v in range(1, WILD + 1):
+            if hot[b, o + v] > 0 and (v != WILD or wild_ok):
+                for d in range(4):
+                    mask[A_DISCARD + (v - 1) * 4 + d] = 1
+                    legal[count] = A_DISCARD + (v - 1) * 4 + d
+                    count += 1
+        if hot[b, o + S_HAND] == 0:
+            mask[A_END] = 1  # R21
+            legal[count] = A_END
+            count += 1
+    partner = partner_of(cf, seat)
+    if partner >= 0:  # R27: the partner's stock top and discard tops
+        p = hot_base(partner)
+        if hot[b, p + S_STN] > 0:
+            count = _mark_plays(hot[b, p + S_STOP], hot, b, A_PSTOCK, mask, legal, count)
+        for d in range(4):
+            if hot[b, p + S_DN + d] > 0:
+                count = _mark_plays(hot[b, p + S_TOP + d], hot, b, A_PDISC + 4 * d, mask, legal, count)
+    return count
+
+
+@njit(cache=True)
+def _pop_discard(hot, cold, cf, b, seat, d):
+    """Take the top of a discard pile; the card below becomes the top."""
+    o = hot_base(seat)
+    card = hot[b, o + S_TOP + d]
+    size = np.int64(hot[b, o + S_DN + d]) - 1
+    hot[b, o + S_DN + d] = size
+    hot[b, o + S_TOP + d] = hot[b, o + S_SEC + d]
+    if size >= 2:
+        hot[b, o + S_SEC + d] = cold[b, cold_base(cf, seat) + cf[C_S] + d * CAP + size - 2]
+    else:
+        hot[b, o + S_SEC + d] = 0
+    hot[b, o + S_DCNT + d * 13 + card - 1] -= 1
+    return card
+
+
+@njit(cache=True)
+def _push_discard(hot, cold, cf, b, seat, d, card):
+    o = hot_base(seat)
+    size = np.int64(hot[b, o + S_DN + d])
+    cold[b, cold_base(cf, seat) + cf[C_S] + d * CAP + size] = card
+    hot[b, o + S_DN + d] = size + 1
+    hot[b, o + S_SEC + d] = hot[b, o + S_TOP + d]
+    hot[b, o + S_TOP + d] = card
+    hot[b, o + S_DCNT + d * 13 + card - 1] += 1
+
+
+@njit(cache=True)
+def _pop_stock(hot, cold, cf, b, seat):
+    """Take the stock top; the next card is turned up at once (R14)."""
+    o = hot_base(seat)
+    card = hot[b, o + S_STOP]
+    size = np.int64(hot[b, o + S_STN]) - 1
+    hot[b, o + S_STN] = size
+    hot[b, o + S_STOP] = cold[b, cold_base(cf, seat) + size - 1] if size > 0 else 0
+    return card
+
+
+@njit(cache=True)
+def _end_turn(hot, cold, turn, pcg, cf, b):
+    turn[b] += 1
+    if turn[b] >= cf[C_LIMIT]:
+        hot[b, G_DONE] = 2  # R23: truncated, no winner
+        return
+    seat = (np.int64(hot[b, G_CUR]) + 1) % cf[C_N]
+    hot[b, G_CUR] = seat
+    _refill(hot, cold, pcg, cf, b, seat)  # R10
+
+
+@njit(cache=True)
+def _side_stocks_empty(hot, cf, b, seat):
+    if hot[b, hot_base(seat) + S_STN] != 0:
+        return False
+    partner = partner_of(cf, seat)
+    return partner < 0 or hot[b, hot_base(partner) + S_STN] == 0
+
+
+@njit(cache=True)
+def apply_action(hot, cold, turn, pcg, cf, b, action):
+    """Apply one LEGAL action of the seat to move (unchecked: callers validate external actions)."""
+    hot[b, G_FRESH] = 0
+    seat = np.int64(hot[b, G_CUR])
+    o = hot_base(seat)
+    from_hand = False
+    from_stock = False
+    if action < A_STOCK:
+        v = action // 4 + 1
+        pile = action % 4
+        hot[b, o + v] -= 1
+        hot[b, o + S_HAND] -= 1
+        card = v
+        from_hand = True
+    elif action < A_DISC:
+        pile = action - A_STOCK
+        card = _pop_stock(hot, cold, cf, b, seat)
+        from_stock = True
+    elif action < A_DISCARD:
+        pile = (action - A_DISC) % 4
+        card = _pop_discard(hot, cold, cf, b, seat, (action - A_DISC) // 4)
+    elif action < A_END:  # R16: discard and end the turn
+        v = (action - A_DISCARD) // 4 + 1
+        hot[b, o + v] -= 1
+        hot[b, o + S_HAND] -= 1
+        _push_discard(hot, cold, cf, b, seat, (action - A_DISCARD) % 4, v)
+        _end_turn(hot, cold, turn, pcg, cf, b)
+        return
+    elif action == A_END:  # R21
+        _end_turn(hot, cold, turn, pcg, cf, b)
+        return
+    elif action < A_PDISC:
+        pile = action - A_PSTOCK
+        card = _pop_stock(hot, cold, cf, b, partner_of(cf, seat))
+        from_stock = True
+    else:
+        pile = (action - A_PDISC) % 4
+        card = _pop_discard(hot, cold, cf, b, partner_of(cf, seat), (action - A_PDISC) // 4)
+    size = np.int64(hot[b, G_BN + pile])
+    cold[b, K_BUILD + pile * 12 + size] = card
+    size += 1
+    if size == PILE_COMPLETE:  # R13: the pile goes to the completed pile, in order
+        comp = np.int64(hot[b, G_COMPN])
+        for i in range(PILE_COMPLETE):
+            cold[b, K_COMP + comp + i] = cold[b, K_BUILD + pile * 12 + i]
+        hot[b, G_COMPN] = comp + PILE_COMPLETE
+        size = 0
+    hot[b, G_BN + pile] = size
+    if from_stock and _side_stocks_empty(hot, cf, b, seat):  # R22, R27
+        hot[b, G_WIN] = seat + 1
+        hot[b, G_DONE] = 1
+        return
+    if from_hand and hot[b, o + S_HAND] == 0:
+        _draw(hot, cold, pcg, cf, b, seat, HAND_SIZE)  # R15
+
+
+# ================================================================= observation
+@njit(cache=True)
+def _slot(card):
+    """One-hot slot of a card place: values 1..12 at 0..11, wild at 12, empty (0) at 13."""
+    return 13 if card == 0 else np.int64(card) - 1
+
+
+@njit(cache=True)
+def observe_into(hot, turn, cf, tab, b, viewer, out):
+    """Write ``encoding.encode_view(state.view(viewer))`` of game ``b`` into ``out`` (float32)."""
+    for i in range(cf[C_OBS]):
+        out[i] = 0.0
+    n = cf[C_N]
+    o = hot_base(viewer)
+    for v in range(1, WILD + 1):
+        out[v - 1] = tab[T_HAND + hot[b, o + v]]
+    for k in range(4):
+        out[13 + k * 12 + hot[b, G_BN + k]] = 1.0
+    partner = partner_of(cf, viewer)
+    base = OBS_SEATS
+    for rel in range(n):
+        seat = (viewer + rel) % n
+        p = hot_base(seat)
+        out[base + _slot(hot[b, p + S_STOP])] = 1.0
+        out[base + 14] = tab[T_STOCK + hot[b, p + S_STN]]
+        out[base + 15] = tab[T_HS + hot[b, p + S_HAND]]
+        q = base + 16
+        for d in range(4):
+            out[q + d * 14 + _slot(hot[b, p + S_TOP + d])] = 1.0
+            out[q + 56 + d * 14 + _slot(hot[b, p + S_SEC + d])] = 1.0
+            for v in range(13):
+                c = hot[b, p + S_DCNT + d * 13 + v]
+                if c:
+                    out[q + 112 + d * 13 + v] = tab[T_CNT + np.int64(c) * 13 + v]
+            out[q + 164 + d] = tab[T_DSIZE + hot[b, p + S_DN + d]]
+        out[q + 168] = 1.0 if seat == partner else 0.0
+        base += OBS_SEAT_WIDTH
+    out[base] = tab[T_DECK + hot[b, G_DRAWN]]
+    out[base + 1] = tab[T_DECK + hot[b, G_COMPN]]
+    out[base + 2] = np.float32(turn[b] / cf[C_LIMIT])
+    out[base + 3] = 1.0 if (hot[b, G_DONE] == 0 and hot[b, G_CUR] == viewer) else 0.0
+
+
+# ===================================================================== agents
+@njit(cache=True)
+def _is_greedy_play(a):
+    """A play other than a stock play or a hand wild: hand numbers, own discard tops, partner cards."""
+    return a < A_HAND_WILD or (A_DISC <= a < A_DISCARD) or a >= A_PSTOCK
+
+
+@njit(cache=True)
+def greedy_choice(hot, cf, arng, b, legal, count):
+    """``policies.greedy_move``'s priorities over the legal list; ties uniform from the agent stream.
+
+    1. a play of the own stock top (not the partner's);
+    2. any other play except a hand wild;
+    3. a discard: the highest number card that may be discarded (a wild
+       only when no number card may be), onto a pile whose top is the number
+       one higher, else an empty pile, else the pile with the highest top
+       (a wild top counts as 0);
+    4. end the turn (empty hand);
+    5. otherwise (only hand wilds are playable) a uniformly random legal action.
+    """
+    stock = 0
+    plays = 0
+    number = 0  # highest number card that may be discarded
+    wild = False  # a wild may be discarded
+    end = False
+    for i in range(count):
+        a = np.int64(legal[i])
+        if A_STOCK <= a < A_DISC:
+            stock += 1
+        elif _is_greedy_play(a):
+            plays += 1
+        elif A_DISCARD <= a < A_END:
+            v = (a - A_DISCARD) // 4 + 1
+            if v == WILD:
+                wild = True
+            elif v > number:
+                number = v
+        elif a == A_END:
+            end = True
+    if stock or plays:
+        k = agent_below(arng, b, stock if stock else plays)
+        for i in range(count):
+            a = np.int64(legal[i])
+            hit = (A_STOCK <= a < A_DISC) if stock else _is_greedy_play(a)
+            if hit:
+                if k == 0:
+                    return a
+                k -= 1
+    if number or wild:
+        return _pick_discard(hot, arng, b, number if number else WILD)
+    if end:
+        return A_END
+    return np.int64(legal[agent_below(arng, b, count)])
+
+
+@njit(cache=True)
+def _pile_rank(hot, b, o, d, card):
+    """Greedy's preference for putting ``card`` on discard pile ``d`` (lower is better)."""
+    if hot[b, o + S_DN + d] == 0:
+        return 1000  # an empty pile
+    top = np.int64(hot[b, o + S_TOP + d])
+    if top != WILD and top == card + 1:
+        return 0  # extends a descending run
+    return 2000 - (0 if top == WILD else top)  # else the highest top
+
+
+@njit(cache=True)
+def _pick_discard(hot, arng, b, card):
+    """Greedy's discard of ``card`` (legal on every pile): the best-ranked pile, ties uniform."""
+    o = hot_base(np.int64(hot[b, G_CUR]))
+    best = 1 << 30
+    ties = 0
+    for d in range(4):
+        r = _pile_rank(hot, b, o, d, card)
+        if r < best:
+            best = r
+            ties = 1
+        elif r == best:
+            ties += 1
+    k = agent_below(arng, b, ties)
+    for d in range(4):
+        if _pile_rank(hot, b, o, d, card) == best:
+            if k == 0:
+                return A_DISCARD + (card - 1) * 4 + d
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def agent_choice(hot, cf, arng, b, kind, legal, count):
+    """Kind 1: RandomAgent (uniform legal action); kind 2: GreedyAgent."""
+    if kind == 1:
+        return np.int64(legal[agent_below(arng, b, count)])
+    return greedy_choice(hot, cf, arng, b, legal, count)
+
+
+# ============================================================== batch kernels
+@njit(cache=True)
+def batch_deal(hot, cold, turn, pcg, cf, which):
+    """Deal new games in the slots where ``which`` is nonzero."""
+    for b in range(hot.shape[0]):
+        if which[b]:
+            deal(hot, cold, turn, pcg, cf, b)
+
+
+@njit(cache=True)
+def batch_masks(hot, cf, masks, legal, counts):
+    """Legal-action masks of the seat to move in every game (zero rows for games over).
+
+    ``legal[b, :counts[b]]`` receives the legal action ids in ascending order.
+    """
+    for b in range(hot.shape[0]):
+        counts[b] = legal_actions(hot, cf, b, masks[b], legal[b])
+        hot[b, G_FRESH] = 1
+
+
+@njit(cache=True)
+def batch_observe(hot, turn, cf, tab, seats, out):
+    """Observation vectors; ``seats[b] < 0`` means the seat to move."""
+    for b in range(hot.shape[0]):
+        seat = seats[b]
+        if seat < 0:
+            seat = np.int64(hot[b, G_CUR])
+        observe_into(hot, turn, cf, tab, b, seat, out[b])
+
+
+@njit(cache=True)
+def batch_observe_rows(hot, turn, cf, tab, rows, seats, out):
+    """Observation of ``seats[i]`` in game ``rows[i]`` into ``out[i]``."""
+    for i in range(rows.shape[0]):
+        observe_into(hot, turn, cf, tab, rows[i], seats[i], out[i])
+
+
+@njit(cache=True)
+def batch_check(hot, cf, masks, rows, actions, err):
+    """Validate ``actions[i]`` for game ``rows[i]``; on the first bad one set ``err`` = (i, code), return False.
+
+    The mask buffer row is reused while the game has not changed since
+    :func:`batch_masks` (flag ``G_FRESH``), else recomputed. Codes: 1 action
+    id out of range, 2 game over, 3 not legal here.
+    """
+    na = cf[C_NA]
+    legal = np.empty(na, np.uint8)
+    for i in range(rows.shape[0]):
+        a = actions[i]
+        b = rows[i]
+        if a < 0 or a >= na:
+            err[0] = i
+            err[1] = 1
+            return False
+        if hot[b, G_DONE] != 0:
+            err[0] = i
+            err[1] = 2
+            return False
+        if hot[b, G_FRESH] == 0:
+            legal_actions(hot, cf, b, masks[b], legal)
+            hot[b, G_FRESH] = 1
+        if masks[b, a] == 0:
+            err[0] = i
+            err[1] = 3
+            return False
+    return True
+
+
+@njit(cache=True)
+def batch_apply(hot, cold, turn, pcg, cf, rows, actions):
+    """Apply already validated actions: ``actions[i]`` in game ``rows[i]``."""
+    for i in range(rows.shape[0]):
+        apply_action(hot, cold, turn, pcg, cf, rows[i], actions[i])
+
+
+@njit(cache=True)
+def batch_agent_actions(hot, cf, arng, kind, out):
+    """In-engine agent choice for every running game (``kind`` 1 random, 2 greedy); -1 for games over."""
+    na = cf[C_NA]
+    mask = np.empty(na, np.int8)
+    legal = np.empty(na, np.uint8)
+    for b in range(hot.shape[0]):
+        count = legal_actions(hot, cf, b, mask, legal)
+        out[b] = agent_choice(hot, cf, arng, b, kind, legal, count) if count else -1
+
+
+@njit(cache=True)
+def batch_random_legal(legal, counts, arng, out):
+    """A uniformly random entry of each row ``legal[b, :counts[b]]``; -1 where the count is 0."""
+    for b in range(legal.shape[0]):
+        c = counts[b]
+        out[b] = np.int64(legal[b, agent_below(arng, b, c)]) if c else -1
+
+
+@njit(cache=True)
+def batch_advance(hot, cold, turn, pcg, cf, arng, seat_kind, learner):
+    """Play the in-engine agents until each game waits for the learner or a callback seat, or ends.
+
+    ``seat_kind[r]`` is the kind of the seat ``r`` places after the learner
+    (``r = (seat - learner[b]) % n``): 0 learner, 1 random, 2 greedy,
+    3 Python callback. Returns the number of decisions played.
+    """
+    na = cf[C_NA]
+    n = cf[C_N]
+    mask = np.empty(na, np.int8)
+    legal = np.empty(na, np.uint8)
+    played = 0
+    for b in range(hot.shape[0]):
+        while hot[b, G_DONE] == 0:
+            kind = seat_kind[(np.int64(hot[b, G_CUR]) - learner[b]) % n]
+            if kind != 1 and kind != 2:
+                break
+            count = legal_actions(hot, cf, b, mask, legal)
+            apply_action(hot, cold, turn, pcg, cf, b, agent_choice(hot, cf, arng, b, kind, legal, count))
+            played += 1
+    return played
+
+
+@njit(cache=True)
+def rollout_random(hot, cold, turn, pcg, cf, tab, arng, rounds, masks, obs, with_obs):
+    """Benchmark kernel: ``rounds`` rounds of one random legal decision in every game.
+
+    Each round computes every game's mask (and the mover's observation when
+    ``with_obs``), picks a random allowed action, applies it, and deals a new
+    game in any slot whose game ended. Returns the number of games finished.
+    """
+    legal = np.empty(cf[C_NA], np.uint8)
+    finished = 0
+    for _ in range(rounds):
+        for b in range(hot.shape[0]):
+            count = legal_actions(hot, cf, b, masks[b], legal)
+            if with_obs:
+                observe_into(hot, turn, cf, tab, b, np.int64(hot[b, G_CUR]), obs[b])
+            apply_action(hot, cold, turn, pcg, cf, b, np.int64(legal[agent_below(arng, b, count)]))
+            if hot[b, G_DONE] != 0:
+                finished += 1
+                deal(hot, cold, turn, pcg, cf, b)
+    return finished
