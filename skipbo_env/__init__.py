@@ -4,8 +4,8 @@
   PettingZoo AEC env ``skipbo_v0``, wrapped as PettingZoo's classic envs are
   or unwrapped; ``skipbo_env.skipbo_v0`` is the same module under
   PettingZoo's naming (``from skipbo_env import skipbo_v0``).
-* ``gymnasium.make("SkipBo-v0", ...)``: the single-agent env
-  :class:`skipbo_env.single.SkipBoSingleEnv` (learner against opponents).
+* ``gymnasium.make("SkipBo-v0", ...)`` or ``skipbo_env.SkipBoSingleEnv(...)``:
+  the single-agent env (a learner against opponents).
 * ``pettingzoo.make("aec", "skipbo_v0", ...)``: the wrapped AEC env through
   PettingZoo's registry.
 * ``skipbo_env.rules``: the game itself, with no RL dependency.
@@ -23,6 +23,7 @@ import pettingzoo
 
 from . import aec as skipbo_v0
 from .aec import env, raw_env
+from .single import SkipBoSingleEnv
 
 try:
     __version__ = version("skipbo-env")
@@ -50,4 +51,13 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["GYMNASIUM_ID", "PETTINGZOO_ID", "__version__", "env", "raw_env", "skipbo_v0"]
+__all__ = [
+    "GYMNASIUM_ID",
+    "PETTINGZOO_ID",
+    "PETTINGZOO_REGISTRY_KEY",
+    "SkipBoSingleEnv",
+    "__version__",
+    "env",
+    "raw_env",
+    "skipbo_v0",
+]

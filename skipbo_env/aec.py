@@ -255,16 +255,20 @@ class raw_env(AECEnv):
 
         Raises:
             IllegalMoveError: the move is not legal now; nothing changes.
-            ValueError: ``action`` is not an action id of this game.
+            ValueError: ``action`` is not an action id of this game, or a
+                dead agent's action is not ``None``.
+            RuntimeError: called before ``reset`` or after every agent left.
         """
         game = self._require_game()
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has stepped out: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         move = decode_action(action, self.config)
+        turn_before = game.turn
         game.apply(move)  # raises before anything changes when the move is illegal
-        turn_before = self.infos[agent]["turn"]
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if self.reward_shaping and isinstance(move, Play) and move.source in _STOCK_SOURCES:

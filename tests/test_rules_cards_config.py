@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import all_cards, check_card_count, deal_deck
 
 from skipbo_env.rules import (
     DECK_SIZE,
@@ -17,8 +18,6 @@ from skipbo_env.rules import (
     validate_deck,
 )
 from skipbo_env.rules.cards import card_counts, card_name, is_card
-
-from conftest import all_cards, check_card_count, deal_deck
 
 
 # ------------------------------------------------------------------ R1 cards
@@ -219,7 +218,7 @@ def test_config_seats_and_teams():
         ({"first_player": 2}, "first_player", r"must be in 0\.\.1, got 2"),
         ({"num_players": 6, "first_player": -1}, "first_player", r"must be in 0\.\.5, got -1"),
         ({"first_player": "0"}, "first_player", r"must be an int"),
-        ({"turn_limit": 0}, "turn_limit", r"must be in >= 1, got 0"),
+        ({"turn_limit": 0}, "turn_limit", r"must be >= 1, got 0"),
         ({"turn_limit": 10.5}, "turn_limit", r"must be an int"),
         ({"turn_limit": None}, "turn_limit", r"must be an int"),
     ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import W, deal_deck, make_state, state_dict
 
 from skipbo_env.rules import (
     END_TURN,
@@ -16,7 +17,6 @@ from skipbo_env.rules import (
     game_points,
     new_game,
 )
-from conftest import W, deal_deck, make_state, state_dict
 
 STOCK0 = Play(Source.STOCK, 0)
 

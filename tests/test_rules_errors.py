@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import W, make_state
 
 from skipbo_env.rules import (
     END_TURN,
@@ -13,7 +14,6 @@ from skipbo_env.rules import (
     SkipBoError,
     Source,
 )
-from conftest import W, make_state
 
 
 def _position(num_players=2, **kwargs):

@@ -6,11 +6,12 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import W, check_card_count, check_view_hides, make_state
 
 from skipbo_env.rules import (
+    ALL_MOVES,
     END_TURN,
     NUM_SOLO_MOVES,
-    ALL_MOVES,
     Discard,
     GameConfig,
     IllegalMoveError,
@@ -20,7 +21,6 @@ from skipbo_env.rules import (
     game_points,
     new_game,
 )
-from conftest import W, check_card_count, check_view_hides, make_state
 
 P_STOCK = Source.PARTNER_STOCK
 P_DISCARD = Source.PARTNER_DISCARD

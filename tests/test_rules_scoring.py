@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import make_state
 
 from skipbo_env.policies import as_player, greedy_move, random_move
 from skipbo_env.rules import (
@@ -19,7 +20,6 @@ from skipbo_env.rules import (
     play_match,
 )
 from skipbo_env.rules.scoring import MATCH_TARGET
-from conftest import make_state
 
 
 def _won(num_players, stocks, winner=0, **config):

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from skipbo_env.rules import GameConfig, GameState, Play, Source, StateError, new_game
-from skipbo_env.rules.serialization import rng_from_dict, rng_to_dict
 from conftest import W, check_card_count, state_dict
+
+from skipbo_env.rules import Discard, GameConfig, GameState, Play, Source, StateError, new_game
+from skipbo_env.rules.serialization import rng_from_dict, rng_to_dict
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "state-format.md"
 
@@ -92,6 +92,16 @@ def test_the_documented_example_loads_and_round_trips():
     state = GameState.from_dict(data)
     assert state.to_dict() == data
     check_card_count(state)
+    # The example is the game the document describes.
+    game = new_game(GameConfig(short_game=True, first_player=0), seed=2024)
+    hand = Source.HAND
+    for move in (
+        Discard(10, 1),
+        Play(hand, 0, card=W), Play(Source.STOCK, 0), Play(hand, 0, card=3), Play(hand, 0, card=4), Discard(10, 2),
+        Play(hand, 0, card=W), Play(hand, 0, card=6), Discard(9, 0),
+    ):
+        game.apply(move)
+    assert game.to_dict() == data
 
 
 # ------------------------------------------------------------------ corrupt

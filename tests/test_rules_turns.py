@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import FULL_PILE, W, check_card_count, deal_deck, make_state
 
 from skipbo_env.rules import (
     ALL_MOVES,
@@ -17,7 +18,6 @@ from skipbo_env.rules import (
     Source,
     new_game,
 )
-from conftest import FULL_PILE, W, check_card_count, deal_deck, make_state
 
 
 def hand(card: int, pile: int) -> Play:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import W, check_view_hides, hidden_reshuffle, make_state
 
 from skipbo_env.rules import GameConfig, Play, SeatView, Source, new_game
-from conftest import W, check_view_hides, hidden_reshuffle, make_state
 
 
 def _table():

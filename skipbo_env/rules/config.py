@@ -27,8 +27,8 @@ def _check_int(field: str, value: Any, low: int, high: int | None) -> None:
     if type(value) is not int:
         raise ConfigError(field, f"must be an int, got {type(value).__name__} {value!r}")
     if value < low or (high is not None and value > high):
-        allowed = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ConfigError(field, f"must be in {allowed}, got {value}")
+        allowed = f"be in {low}..{high}" if high is not None else f"be >= {low}"
+        raise ConfigError(field, f"must {allowed}, got {value}")
 
 
 def _check_bool(field: str, value: Any) -> None:

@@ -1,5 +1,39 @@
-"""Batched engine and vector environments (imports numba; ``import skipbo_env`` does not import this)."""
+"""Batched engine and vector environments (docs/vector.md).
 
-from .engine import BatchEngine
+``import skipbo_env`` does not import this package; importing it loads numba
+(kernels compile on first use and are cached on disk). The SB3 ``VecEnv``
+(which imports torch through stable-baselines3) and the Gymnasium vector env
+load on first access:
 
-__all__ = ["BatchEngine"]
+* :class:`BatchEngine`: B games of one configuration in arrays, stepped by
+  compiled kernels, identical to the rules core (state dict bridge).
+* :class:`LearnerBatch`: one learner seat per game, the other seats played
+  inside the batch (in-engine random/greedy, or Python ``act`` callbacks).
+* :class:`SkipBoVectorEnv`: Gymnasium ``VectorEnv`` (same-step autoreset).
+* :class:`SkipBoVecEnv` and :func:`make_vec_env`: SB3 ``VecEnv`` for ``MaskablePPO``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine import AGENT_KINDS, BatchEngine
+from .learner import LearnerBatch
+
+_LAZY = {
+    "SkipBoVecEnv": "sb3_env",
+    "make_vec_env": "sb3_env",
+    "SkipBoVectorEnv": "gym_env",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["AGENT_KINDS", "BatchEngine", "LearnerBatch", "SkipBoVecEnv", "SkipBoVectorEnv", "make_vec_env"]

@@ -96,7 +96,9 @@ class BatchEngine:
         legal_counts: number of legal actions per game, as of the last :meth:`masks`.
     """
 
-    def __init__(self, config: GameConfig, batch_size: int, seed: int | None = None) -> None:
+    def __init__(
+        self, config: GameConfig, batch_size: int, seed: int | np.random.SeedSequence | None = None
+    ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
         if type(batch_size) is not int or batch_size < 1:
@@ -122,11 +124,18 @@ class BatchEngine:
         self.reset()
 
     # ------------------------------------------------------------ seeding
-    def seed(self, seed: int | None = None) -> None:
-        """Reseed every slot's generators (used from the next deal or reshuffle on)."""
-        if seed is not None and (type(seed) is not int or seed < 0):
-            raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-        children = np.random.SeedSequence(seed).spawn(self.batch_size + 1)
+    def seed(self, seed: int | np.random.SeedSequence | None = None) -> None:
+        """Reseed every slot's generators (used from the next deal or reshuffle on).
+
+        Slot ``i`` gets ``PCG64(SeedSequence(seed).spawn(B + 1)[i])``; the last
+        child seeds the agent streams. ``None`` seeds from fresh entropy.
+        """
+        if isinstance(seed, np.random.SeedSequence):
+            children = seed.spawn(self.batch_size + 1)
+        elif seed is None or (type(seed) is int and seed >= 0):
+            children = np.random.SeedSequence(seed).spawn(self.batch_size + 1)
+        else:
+            raise ValueError(f"seed must be a non-negative int, a SeedSequence or None, got {seed!r}")
         for b in range(self.batch_size):
             self._set_pcg(b, np.random.PCG64(children[b]).state)
         self.arng[:] = children[-1].generate_state(self.batch_size, np.uint64)

@@ -1,0 +1,92 @@
+"""Atomic checkpoints of a training run.
+
+Layout under ``<run>/checkpoints/``: ``model_<steps>.zip`` files and a
+``latest.json`` pointer written last, through a temporary file and a rename.
+A kill at any moment leaves ``latest.json`` naming a complete model file:
+either the new one or the previous one. Older model files are deleted only
+after the pointer moved on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..records import write_json_atomic
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, corrupt, or does not fit the run."""
+
+
+@dataclass
+class TrainState:
+    """What a resumed run needs beyond the model itself."""
+
+    timesteps: int = 0
+    stage: int = 0
+    """Current curriculum stage."""
+    pool: list[str] = field(default_factory=list)
+    """Self-play snapshot files, oldest first."""
+    best_score: float | None = None
+    """Best evaluation win rate against ``eval.best_against`` so far."""
+    next_eval: int = 0
+    next_checkpoint: int = 0
+    next_snapshot: int = 0
+    model: str = ""
+    """File name of the model zip this state belongs to."""
+    wall_seconds: float = 0.0
+    """Training wall time accumulated over all sessions of the run."""
+
+    @classmethod
+    def from_dict(cls, data: Any, path: Path) -> TrainState:
+        if not isinstance(data, dict):
+            raise CheckpointError(f"{path}: not a training state object")
+        known = set(cls.__dataclass_fields__)
+        unknown = set(data) - known
+        missing = known - set(data)
+        if unknown or missing:
+            raise CheckpointError(f"{path}: bad training state (unknown {sorted(unknown)}, missing {sorted(missing)})")
+        return cls(**data)
+
+
+def model_path(run_dir: Path, steps: int) -> Path:
+    return run_dir / "checkpoints" / f"model_{steps:010d}.zip"
+
+
+def save_checkpoint(run_dir: Path, model: Any, state: TrainState) -> Path:
+    """Save ``model`` and ``state`` atomically; returns the model file."""
+    folder = run_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = model_path(run_dir, state.timesteps)
+    tmp = target.with_name(f".{target.name}.tmp")
+    model.save(tmp)  # sb3 appends .zip when missing; we give a name that already ends in .tmp
+    saved = tmp if tmp.exists() else tmp.with_name(tmp.name + ".zip")
+    with open(saved, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(saved, target)
+    state.model = target.name
+    write_json_atomic(folder / "latest.json", asdict(state))
+    for old in folder.glob("model_*.zip"):
+        if old.name != target.name:
+            old.unlink(missing_ok=True)
+    return target
+
+
+def load_latest(run_dir: Path) -> tuple[Path, TrainState]:
+    """The latest model file and its training state; raises :class:`CheckpointError`."""
+    pointer = run_dir / "checkpoints" / "latest.json"
+    if not pointer.is_file():
+        raise CheckpointError(f"{run_dir}: no checkpoint to resume from ({pointer} is missing)")
+    try:
+        data = json.loads(pointer.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{pointer}: corrupt checkpoint pointer ({exc})") from exc
+    state = TrainState.from_dict(data, pointer)
+    model = pointer.parent / state.model
+    if not model.is_file():
+        raise CheckpointError(f"{pointer}: names {state.model}, which is missing")
+    return model, state

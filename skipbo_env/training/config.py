@@ -1,0 +1,349 @@
+"""Typed, validated training configuration loaded from YAML (configs/*.yaml).
+
+Every field is documented on its dataclass. Loading rejects unknown keys and
+bad values with an error that names the key (``ppo.learning_rate: must be > 0``).
+Any field can be overridden with a dotted path, e.g.
+``--ppo.learning_rate 1e-4`` on the ``train.py`` command line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from ..rules import ConfigError, GameConfig
+
+
+@dataclass(frozen=True)
+class PPOSettings:
+    """Hyper-parameters passed to sb3-contrib ``MaskablePPO``."""
+
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    n_steps: int = 512
+    """Steps collected per environment before each update (rollout = n_steps * n_envs)."""
+    batch_size: int = 256
+    """Minibatch size of each gradient step."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    gamma: float = 0.995
+    """Discount factor (episodes last a few hundred learner decisions)."""
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    """Entropy bonus; keeps exploration among legal actions."""
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: tuple[int, ...] = (256, 256)
+    """Hidden layer sizes of the policy and value networks (separate networks)."""
+    activation: Literal["tanh", "relu"] = "relu"
+
+    def __post_init__(self) -> None:
+        _positive("ppo.learning_rate", self.learning_rate)
+        _positive("ppo.n_steps", self.n_steps)
+        _positive("ppo.batch_size", self.batch_size)
+        _positive("ppo.n_epochs", self.n_epochs)
+        for name in ("gamma", "gae_lambda"):
+            value = getattr(self, name)
+            if not 0 < value <= 1:
+                raise ConfigError(f"ppo.{name}", f"must be in (0, 1], got {value}")
+        _positive("ppo.clip_range", self.clip_range)
+        for name in ("ent_coef", "vf_coef", "max_grad_norm"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"ppo.{name}", f"must be >= 0, got {getattr(self, name)}")
+        if not self.net_arch or any(h < 1 for h in self.net_arch):
+            raise ConfigError("ppo.net_arch", f"must be a non-empty list of positive sizes, got {self.net_arch}")
+
+
+@dataclass(frozen=True)
+class CurriculumStage:
+    """One stage: opponents drawn from ``opponents`` until the learner's
+    evaluation win rate against each of them reaches ``promote_at``."""
+
+    opponents: dict[str, float]
+    """Agent name -> sampling weight."""
+    promote_at: float | None = None
+    """Win rate (0..1) against every opponent of the stage that moves on; ``None`` for the last stage."""
+
+    def __post_init__(self) -> None:
+        _check_weights("opponents.curriculum[].opponents", self.opponents)
+        if self.promote_at is not None and not 0 < self.promote_at <= 1:
+            raise ConfigError("opponents.curriculum[].promote_at", f"must be in (0, 1], got {self.promote_at}")
+
+
+@dataclass(frozen=True)
+class OpponentSettings:
+    """Who the learner plays against. Each episode draws its opponents (one per
+    other seat, independently) from the current weights."""
+
+    mix: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0})
+    """Scripted agent name -> weight; used when ``curriculum`` is empty."""
+    curriculum: tuple[CurriculumStage, ...] = ()
+    """Stages from weak to strong; replaces ``mix`` when given."""
+    selfplay_weight: float = 0.0
+    """Share of opponents drawn from the pool of the learner's own snapshots (0 = off)."""
+    selfplay_pool: int = 5
+    """Number of most recent snapshots kept in the pool."""
+    selfplay_every: int = 100_000
+    """Steps between snapshots added to the pool."""
+
+    def __post_init__(self) -> None:
+        if not self.curriculum:
+            _check_weights("opponents.mix", self.mix)
+        for i, stage in enumerate(self.curriculum[:-1]):
+            if stage.promote_at is None:
+                raise ConfigError(f"opponents.curriculum[{i}].promote_at", "every stage but the last needs one")
+        if not 0 <= self.selfplay_weight < 1:
+            raise ConfigError("opponents.selfplay_weight", f"must be in [0, 1), got {self.selfplay_weight}")
+        _positive("opponents.selfplay_pool", self.selfplay_pool)
+        _positive("opponents.selfplay_every", self.selfplay_every)
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """Periodic evaluation with the tournament code of ``evaluate.py``."""
+
+    every: int = 50_000
+    """Steps between evaluations."""
+    games: int = 200
+    """Seat-balanced games against each agent (a multiple of the seatings per deal)."""
+    agents: tuple[str, ...] = ("random", "greedy", "heuristic")
+    """Scripted agents to evaluate against."""
+    best_against: str = "greedy"
+    """The agent whose win rate picks the best model (must be in ``agents``)."""
+    workers: int = 2
+    """Processes for evaluation games."""
+    seed: int = 12345
+    """Tournament seed: every evaluation replays the same deals."""
+
+    def __post_init__(self) -> None:
+        _positive("eval.every", self.every)
+        _positive("eval.games", self.games)
+        _positive("eval.workers", self.workers)
+        if not self.agents:
+            raise ConfigError("eval.agents", "needs at least one agent")
+        if self.best_against not in self.agents:
+            raise ConfigError("eval.best_against", f"must be one of eval.agents {list(self.agents)}, got {self.best_against!r}")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A training run: MaskablePPO on the single-agent env against scripted opponents."""
+
+    name: str = "default"
+    """Run name: outputs go to ``<runs_dir>/<name>/``."""
+    runs_dir: str = "runs"
+    seed: int = 0
+    """Seeds the model, the environments and the opponent draws: same seed, same run (on CPU)."""
+    total_timesteps: int = 1_000_000
+    """Learner decisions to train for."""
+    n_envs: int = 4
+    vec_env: Literal["subproc", "dummy", "batched"] = "subproc"
+    """``subproc``: SubprocVecEnv over SkipBo-v0; ``dummy``: DummyVecEnv (one process);
+    ``batched``: the compiled batched engine (skipbo_env.vector)."""
+    reward_shaping: bool = False
+    """The env's documented shaping switch (small reward per own stock card played)."""
+    checkpoint_every: int = 20_000
+    """Steps between atomic checkpoints of the latest model (a kill loses at most this many)."""
+    game: GameConfig = field(default_factory=GameConfig)
+    ppo: PPOSettings = field(default_factory=PPOSettings)
+    opponents: OpponentSettings = field(default_factory=OpponentSettings)
+    eval: EvalSettings = field(default_factory=EvalSettings)
+
+    def __post_init__(self) -> None:
+        if not self.name or "/" in self.name or self.name.startswith("."):
+            raise ConfigError("name", f"must be a plain folder name, got {self.name!r}")
+        if self.seed < 0:
+            raise ConfigError("seed", f"must be >= 0, got {self.seed}")
+        _positive("total_timesteps", self.total_timesteps)
+        _positive("n_envs", self.n_envs)
+        _positive("checkpoint_every", self.checkpoint_every)
+        names = set(self.opponents.mix) if not self.opponents.curriculum else set()
+        for stage in self.opponents.curriculum:
+            names |= set(stage.opponents)
+        from agents import AGENTS  # scripted names only: checkpoints enter through self-play
+
+        for name in sorted(names | set(self.eval.agents)):
+            if name not in AGENTS:
+                raise ConfigError("opponents", f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}")
+        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+            raise ConfigError(
+                "ppo.batch_size",
+                f"{self.ppo.batch_size} exceeds the rollout size n_steps * n_envs = {self.ppo.n_steps * self.n_envs}",
+            )
+
+    # ------------------------------------------------------------ I/O
+    def to_dict(self) -> dict[str, Any]:
+        return _to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
+        return _build(cls, data, "")
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
+        """Load a YAML file, apply dotted-path ``overrides``, validate."""
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except FileNotFoundError:
+            raise ConfigError("config", f"no such file: {path}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError("config", f"{path} is not valid YAML: {exc}") from None
+        if not isinstance(data, dict):
+            raise ConfigError("config", f"{path} must hold a mapping at the top level")
+        for key, value in (overrides or {}).items():
+            set_dotted(data, key, value)
+        return cls.from_dict(data)
+
+    def save_yaml(self, path: str | Path) -> None:
+        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False), encoding="utf-8")
+
+
+# ====================================================================== helpers
+def _positive(name: str, value: float) -> None:
+    if value <= 0:
+        raise ConfigError(name, f"must be > 0, got {value}")
+
+
+def _check_weights(name: str, weights: Mapping[str, float]) -> None:
+    if not weights:
+        raise ConfigError(name, "needs at least one agent with a weight")
+    for agent, weight in weights.items():
+        if weight < 0:
+            raise ConfigError(f"{name}.{agent}", f"weight must be >= 0, got {weight}")
+    if sum(weights.values()) <= 0:
+        raise ConfigError(name, "weights must not all be zero")
+
+
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """``set_dotted(d, "ppo.learning_rate", 1e-4)`` sets ``d["ppo"]["learning_rate"]``."""
+    keys = dotted.split(".")
+    node = data
+    for key in keys[:-1]:
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise ConfigError(dotted, f"{key} is not a section")
+        node = child
+    node[keys[-1]] = value
+
+
+def _to_plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value):
+        return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_plain(v) for k, v in value.items()}
+    return value
+
+
+def _build(cls: type, data: Any, path: str) -> Any:
+    """Build dataclass ``cls`` from ``data``, checking keys and types field by field."""
+    where = path or "config"
+    if not isinstance(data, Mapping):
+        raise ConfigError(where, f"must be a mapping, got {type(data).__name__}")
+    if cls is GameConfig:
+        try:
+            return GameConfig.from_dict(data)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}.{exc.field}", str(exc).split(": ", 1)[1]) from None
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    for key in data:
+        if key not in fields:
+            raise ConfigError(
+                f"{path}.{key}" if path else str(key), f"unknown key; allowed: {', '.join(sorted(fields))}"
+            )
+    kwargs = {k: _convert(hints[k], v, f"{path}.{k}" if path else k) for k, v in data.items()}
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any, path: str) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, path)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _convert(inner[0], value, path)
+    if origin is Literal:
+        if value not in args:
+            raise ConfigError(path, f"must be one of {list(args)}, got {value!r}")
+        return value
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(path, f"must be a list, got {value!r}")
+        return tuple(_convert(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            raise ConfigError(path, f"must be a mapping, got {value!r}")
+        return {_convert(args[0], k, path): _convert(args[1], v, f"{path}.{k}") for k, v in value.items()}
+    if tp is bool:
+        if type(value) is not bool:
+            raise ConfigError(path, f"must be true or false, got {value!r}")
+        return value
+    if tp is int:
+        if type(value) is not int:
+            raise ConfigError(path, f"must be an int, got {value!r}")
+        return value
+    if tp is float:
+        if type(value) not in (int, float):
+            raise ConfigError(path, f"must be a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(path, f"must be a string, got {value!r}")
+        return value
+    raise ConfigError(path, f"unsupported field type {tp!r}")  # pragma: no cover
+
+
+def flat_fields(cls: type = TrainConfig, prefix: str = "") -> list[tuple[str, Any, str]]:
+    """(dotted name, type, help) of every leaf field, for the command line."""
+    docs = field_docs()
+    out = []
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        name = f"{prefix}{f.name}"
+        tp = hints[f.name]
+        if tp is GameConfig:
+            for g in dataclasses.fields(GameConfig):
+                out.append((f"{name}.{g.name}", g.type, "game setting, see skipbo_env.rules.GameConfig"))
+        elif dataclasses.is_dataclass(tp):
+            out.extend(flat_fields(tp, f"{name}."))
+        else:
+            out.append((name, tp, docs.get(f"{cls.__name__}.{f.name}", "")))
+    return out
+
+
+def field_docs() -> dict[str, str]:
+    """Attribute docstrings of the config dataclasses, keyed ``Class.field`` (for ``--help``)."""
+    import ast
+    import inspect
+    import sys
+
+    tree = ast.parse(inspect.getsource(sys.modules[__name__]))
+    docs: dict[str, str] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        body = node.body
+        for first, second in zip(body, body[1:], strict=False):
+            if (
+                isinstance(first, ast.AnnAssign)
+                and isinstance(first.target, ast.Name)
+                and isinstance(second, ast.Expr)
+                and isinstance(second.value, ast.Constant)
+                and isinstance(second.value.value, str)
+            ):
+                docs[f"{node.name}.{first.target.id}"] = " ".join(second.value.value.split())
+    return docs

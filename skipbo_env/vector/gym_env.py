@@ -1,0 +1,105 @@
+"""Gymnasium ``VectorEnv`` over the batched engine (same-step autoreset).
+
+Example::
+
+    from skipbo_env.rules import GameConfig
+    from skipbo_env.vector import SkipBoVectorEnv
+
+    envs = SkipBoVectorEnv(GameConfig(num_players=2), num_envs=256, opponents="greedy")
+    obs, infos = envs.reset(seed=0)
+    while True:
+        actions = sample_from(infos["action_mask"])  # or a policy
+        obs, rewards, terminations, truncations, infos = envs.step(actions)
+
+* Observations: ``(num_envs, obs_size)`` float32, the learner's vector in each game.
+* Actions: one action id per game (``MultiDiscrete``), the encoding's table.
+* Masks: ``infos["action_mask"]`` (int8, every step and reset) and
+  :meth:`SkipBoVectorEnv.action_masks` (bool).
+* Autoreset mode ``SAME_STEP``: when game ``i`` ends, ``terminations[i]`` or
+  ``truncations[i]`` is True, ``infos["final_obs"][i]`` holds its last
+  observation (``infos["_final_obs"]`` marks those games),
+  ``infos["final_info"]`` its winners, and ``obs[i]`` is already the next
+  game's first observation.
+* Opponents, learner seat, rewards, re-deals and illegal actions follow
+  :mod:`skipbo_env.vector.learner`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..encoding import observation_layout
+from ..rules import GameConfig
+from .learner import LearnerBatch
+
+
+class SkipBoVectorEnv(VectorEnv):
+    """``num_envs`` Skip-Bo games for one learner seat each, as a Gymnasium vector env."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        config: GameConfig,
+        num_envs: int,
+        opponents: Any = "random",
+        learner_seat: int | None = None,
+        seed: int | None = None,
+        illegal_action: str = "raise",
+        reward_shaping: bool = False,
+    ) -> None:
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
+        self.config = config
+        self.batch = LearnerBatch(config, num_envs, opponents, learner_seat, seed, illegal_action, reward_shaping)
+        self.num_envs = num_envs
+        layout = observation_layout(config)
+        self.single_observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(self.batch.engine.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._started = False
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Deal every game (reseeding everything when ``seed`` is given); ``options`` must be None."""
+        if options:
+            raise ValueError(f"reset options are not supported by the vector env, got {sorted(options)}")
+        super().reset(seed=seed)
+        obs = self.batch.reset(seed=seed)
+        self._started = True
+        return obs, self._infos()
+
+    def step(self, actions: Any):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        result = self.batch.step(np.asarray(actions).reshape(self.num_envs))
+        infos = self._infos()
+        ended = result.terminated | result.truncated
+        if ended.any():
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            final_info = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended).tolist():
+                final_obs[i] = result.final_obs[i]
+                final_info[i] = {"winners": result.winners[i], "illegal_action": bool(result.illegal[i])}
+            infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended)
+        return result.obs, result.rewards, result.terminated, result.truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) bool masks of the learners' legal actions."""
+        return self.batch.action_masks().copy()
+
+    def _infos(self) -> dict[str, Any]:
+        ones = np.ones(self.num_envs, bool)
+        return {
+            "action_mask": self.batch.action_masks().astype(np.int8),
+            "_action_mask": ones,
+            "learner_seat": self.batch.learner.copy(),
+            "_learner_seat": ones,
+            "redeals": self.batch.redeals.copy(),
+            "_redeals": ones,
+        }

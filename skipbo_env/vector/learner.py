@@ -1,0 +1,263 @@
+"""One learner seat per game, every other seat played inside the batch.
+
+:class:`LearnerBatch` is the logic shared by the Gymnasium and SB3 vector
+envs (:mod:`.gym_env`, :mod:`.sb3_env`). It follows the single-agent env
+``skipbo_env.single.SkipBoSingleEnv`` (same opponents spec, learner seat,
+rewards, re-deals, illegal-action modes), for B games at once:
+
+* ``opponents``: one spec per other seat, listed from the learner's left
+  (the seat after the learner first; in the partner game entry ``n/2 - 1``
+  is the learner's partner), or one spec for all. ``"random"`` and
+  ``"greedy"`` are compiled into the engine and play whole turns inside one
+  kernel call; any other name from ``agents.AGENTS`` (built with
+  ``agents.make_agent``) or any object with ``act(observation) -> int`` is
+  called from Python with the AEC observation dict of the seat to move
+  (``{"observation": float32 vector, "action_mask": int8 mask}``). One
+  object serves its seat in every game of the batch.
+* ``learner_seat``: a fixed seat, or ``None`` for a seat drawn for every new
+  game from the batch's generator.
+* Reward: the learner's own, +1 when its side wins (partner game: its team),
+  -1 when another side wins, 0 on truncation; with ``reward_shaping`` also
+  ``skipbo_env.aec.STOCK_CARD_REWARD`` for each card the learner plays from
+  its own (or its partner's) stock, as in the AEC env.
+* A game that ends before the learner's first move is dealt again (at most
+  ``MAX_REDEALS`` times in a row); the count is reported per game.
+* ``illegal_action="raise"`` raises the rules' ``IllegalMoveError`` naming
+  the slot and changes no game; ``"lose"`` ends that game with reward -1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..rules import ConfigError, GameConfig, IllegalMoveError
+from . import kernels as K
+from .engine import AGENT_KINDS, BatchEngine
+
+MAX_REDEALS = 100
+"""Deals in a row that may end before the learner's first move before giving up."""
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+CALLBACK = 3
+"""Seat kind of an opponent called from Python."""
+
+
+@dataclass
+class StepResult:
+    """What one batch step returns (arrays of length B; observations are fresh arrays)."""
+
+    obs: np.ndarray
+    """(B, obs_size) float32: the learner's observation in each game (a new game's after an autoreset)."""
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    final_obs: np.ndarray
+    """(B, obs_size) float32: the learner's last observation of each game that ended (rows of the others are 0)."""
+    winners: list[tuple[int, ...] | None]
+    """Per game that ended, the winning seats (empty on truncation); None for games still on."""
+    illegal: np.ndarray
+    """Per game: True when its game ended by an illegal learner action (``illegal_action="lose"``)."""
+    redeals: np.ndarray
+    """Per game: re-deals before the learner's first move in the game now running."""
+
+
+def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequence):
+    """(kind per relative seat, callback agent per relative seat) from the opponents spec."""
+    n = config.num_players
+    if isinstance(specs, str) or not isinstance(specs, Sequence):
+        specs = [specs] * (n - 1)
+    if len(specs) != n - 1:
+        raise ConfigError("opponents", f"needs one spec per other seat ({n - 1}) or a single spec, got {len(specs)}")
+    kinds = np.zeros(n, np.int64)
+    callbacks: dict[int, Any] = {}
+    seeds = seed_seq.spawn(n - 1)
+    for k, spec in enumerate(specs):
+        rel = k + 1
+        if isinstance(spec, str):
+            if spec in AGENT_KINDS:
+                kinds[rel] = AGENT_KINDS[spec]
+                continue
+            from agents import make_agent  # lazy: only for Python-side scripted agents
+
+            try:
+                callbacks[rel] = make_agent(spec, config, seed=int(seeds[k].generate_state(1)[0]))
+            except ValueError as exc:
+                raise ConfigError(f"opponents[{k}]", str(exc)) from None
+        elif callable(getattr(spec, "act", None)):
+            callbacks[rel] = spec
+        else:
+            raise ConfigError(
+                f"opponents[{k}]", f"must be an agent name or an object with act(observation) -> int, got {spec!r}"
+            )
+        kinds[rel] = CALLBACK
+    return kinds, callbacks
+
+
+class LearnerBatch:
+    """B games of ``config``, each with one learner seat; see the module docstring."""
+
+    def __init__(
+        self,
+        config: GameConfig,
+        num_envs: int,
+        opponents: Any = "random",
+        learner_seat: int | None = None,
+        seed: int | None = None,
+        illegal_action: str = "raise",
+        reward_shaping: bool = False,
+    ) -> None:
+        n = config.num_players
+        if learner_seat is not None and (type(learner_seat) is not int or not 0 <= learner_seat < n):
+            raise ConfigError("learner_seat", f"must be None or an int in 0..{n - 1}, got {learner_seat!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError("illegal_action", f"must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if type(reward_shaping) is not bool:
+            raise ConfigError("reward_shaping", f"must be true or false, got {reward_shaping!r}")
+        self.config = config
+        self.num_envs = num_envs
+        self.learner_seat_config = learner_seat
+        self.illegal_action = illegal_action
+        self.stock_reward = 0.0
+        if reward_shaping:
+            from ..aec import STOCK_CARD_REWARD
+
+            self.stock_reward = STOCK_CARD_REWARD
+        self._opponent_specs = opponents
+        self.engine = BatchEngine(config, num_envs, seed=seed)
+        self.learner = np.zeros(num_envs, np.int64)
+        self.redeals = np.zeros(num_envs, np.int64)
+        self.decisions = 0
+        """Decisions applied so far, learner's and opponents' (for throughput figures)."""
+        self._masks_bool = np.zeros((num_envs, self.engine.num_actions), bool)
+        self._seed_all(seed)
+
+    # ------------------------------------------------------------ seeding
+    def _seed_all(self, seed: int | None) -> None:
+        seq = np.random.SeedSequence(seed)
+        engine_seq, seat_seq, agent_seq = seq.spawn(3)
+        self.engine.seed(engine_seq)
+        self.rng = np.random.default_rng(seat_seq)
+        self.seat_kind, self.callbacks = _opponent_kinds(self._opponent_specs, self.config, agent_seq)
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents (same spec as the constructor); games in progress continue with them."""
+        self.seat_kind, self.callbacks = _opponent_kinds(opponents, self.config, np.random.SeedSequence())
+        self._opponent_specs = opponents
+
+    # ------------------------------------------------------------ API
+    def reset(self, seed: int | None = None) -> np.ndarray:
+        """Deal every game (reseeding everything first when ``seed`` is given); the learners' observations."""
+        if seed is not None:
+            self._seed_all(seed)
+        self._start_games(np.arange(self.num_envs))
+        return self._finish_observations()
+
+    def step(self, actions: Any) -> StepResult:
+        """Apply one learner action per game, play the other seats, autoreset ended games."""
+        eng = self.engine
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} ints, got shape {acts.shape} dtype {acts.dtype}")
+        acts = acts.astype(np.int64)
+        rewards = np.zeros(self.num_envs, np.float64)
+        illegal = np.zeros(self.num_envs, bool)
+        if self.illegal_action == "raise":
+            eng.step(acts)
+        else:
+            masks = eng.masks()
+            in_range = (acts >= 0) & (acts < eng.num_actions)
+            illegal = ~in_range
+            illegal[in_range] = masks[np.flatnonzero(in_range), acts[in_range]] == 0
+            ok = np.flatnonzero(~illegal)
+            eng.step(acts[ok], rows=ok)
+        self.decisions += int((~illegal).sum())
+        if self.stock_reward:
+            own_stock = ((acts >= K.A_STOCK) & (acts < K.A_DISC)) | ((acts >= K.A_PSTOCK) & (acts < K.A_PDISC))
+            rewards += np.where(own_stock & ~illegal, self.stock_reward, 0.0)
+        self._advance()
+        status = eng.hot[:, K.G_DONE]
+        terminated = (status == 1) | illegal
+        truncated = (status == 2) & ~illegal
+        ended = np.flatnonzero(terminated | truncated)
+        final_obs = np.zeros((self.num_envs, eng.obs_size), np.float32)
+        winners: list[tuple[int, ...] | None] = [None] * self.num_envs
+        if ended.size:
+            final_obs[ended] = eng.observe_rows(ended, self.learner[ended])
+            winner = eng.winner
+            teams = self.config.num_teams
+            for b in ended.tolist():
+                if illegal[b]:
+                    rewards[b] = -1.0
+                    winners[b] = ()
+                elif winner[b] >= 0:
+                    same = winner[b] % teams == self.learner[b] % teams
+                    rewards[b] += 1.0 if same else -1.0
+                    winners[b] = self.config.team_seats(self.config.team(int(winner[b])))
+                else:
+                    winners[b] = ()
+            self._start_games(ended)
+        obs = self._finish_observations()
+        return StepResult(obs, rewards, terminated, truncated, final_obs, winners, illegal, self.redeals.copy())
+
+    def action_masks(self) -> np.ndarray:
+        """(B, num_actions) bool: the learner's legal actions in each game (a view, refreshed every step)."""
+        return self._masks_bool
+
+    # ------------------------------------------------------------ internals
+    def _start_games(self, rows: np.ndarray) -> None:
+        """Deal new games in ``rows`` and play up to the learner's first move, re-dealing games that end before it."""
+        eng = self.engine
+        self.redeals[rows] = 0
+        pending = rows
+        while pending.size:
+            if self.learner_seat_config is None:
+                self.learner[pending] = self.rng.integers(self.config.num_players, size=pending.size)
+            else:
+                self.learner[pending] = self.learner_seat_config
+            eng.reset(pending)
+            self._advance()
+            pending = pending[eng.done[pending]]
+            if pending.size:
+                self.redeals[pending] += 1
+                if self.redeals[pending].max() > MAX_REDEALS:
+                    raise RuntimeError(
+                        f"{MAX_REDEALS} deals in a row ended before the learner's first move; "
+                        "raise stock_size or turn_limit"
+                    )
+
+    def _advance(self) -> None:
+        """Play every non-learner seat until each game waits for its learner or has ended."""
+        eng = self.engine
+        while True:
+            self.decisions += K.batch_advance(
+                eng.hot, eng.cold, eng.turn, eng.pcg, eng.cf, eng.arng, self.seat_kind, self.learner
+            )
+            if not self.callbacks:
+                return
+            n = self.config.num_players
+            rel = (eng.hot[:, K.G_CUR].astype(np.int64) - self.learner) % n
+            waiting = np.flatnonzero((eng.hot[:, K.G_DONE] == 0) & (self.seat_kind[rel] == CALLBACK))
+            if not waiting.size:
+                return
+            masks = eng.masks()
+            seats = eng.hot[waiting, K.G_CUR].astype(np.int64)
+            obs = eng.observe_rows(waiting, seats)
+            actions = np.empty(waiting.size, np.int64)
+            for i, b in enumerate(waiting.tolist()):
+                agent = self.callbacks[int(rel[b])]
+                actions[i] = agent.act({"observation": obs[i], "action_mask": masks[b].copy()})
+            try:
+                eng.step(actions, rows=waiting)
+            except (IllegalMoveError, ValueError) as exc:
+                raise RuntimeError(f"an opponent chose an illegal action: {exc}") from exc
+            self.decisions += waiting.size
+
+    def _finish_observations(self) -> np.ndarray:
+        """Fresh learner observations of every game, and the masks behind :meth:`action_masks`."""
+        eng = self.engine
+        obs = eng.observations(seats=self.learner)
+        np.not_equal(eng.masks(), 0, out=self._masks_bool)
+        return obs

@@ -1,0 +1,72 @@
+"""Train a MaskablePPO agent against scripted opponents.
+
+    python train.py --config configs/quick.yaml
+    python train.py --config configs/default.yaml --seed 3 --ppo.learning_rate 1e-4
+    python train.py --resume runs/default            # continue from the last checkpoint
+
+Every configuration field (see ``--help``) can be overridden with its dotted
+name; values are read as YAML (``--opponents.mix '{greedy: 1, heuristic: 1}'``).
+Outputs go to ``runs/<name>/`` (see skipbo_env/training/run.py and README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import yaml
+
+from skipbo_env.rules import SkipBoError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from skipbo_env.training.config import flat_fields
+
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
+    parser.add_argument("--config", default="configs/default.yaml", help="YAML file (default: %(default)s)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    group = parser.add_argument_group("configuration fields (override the YAML file)")
+    for name, tp, help_text in flat_fields():
+        type_name = getattr(tp, "__name__", str(tp)).replace("typing.", "")
+        group.add_argument(f"--{name}", dest=f"set:{name}", default=argparse.SUPPRESS, metavar="VALUE",
+                           help=f"{help_text} [{type_name}]".strip())
+    return parser
+
+
+def parse_overrides(args: argparse.Namespace) -> dict[str, object]:
+    overrides = {}
+    for key, raw in vars(args).items():
+        if key.startswith("set:"):
+            try:
+                overrides[key[4:]] = yaml.safe_load(raw)
+            except yaml.YAMLError as exc:
+                raise SystemExit(f"--{key[4:]}: cannot read {raw!r}: {exc}") from None
+    return overrides
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from skipbo_env.training.checkpoints import CheckpointError
+    from skipbo_env.training.config import TrainConfig
+    from skipbo_env.training.run import load_run_config, print_summary, train
+
+    overrides = parse_overrides(args)
+    try:
+        if args.resume:
+            cfg = load_run_config(args.resume, overrides)
+        else:
+            cfg = TrainConfig.from_yaml(args.config, overrides)
+        summary = train(cfg, resume_dir=args.resume, progress=not args.no_progress)
+    except (SkipBoError, CheckpointError) as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        return 2
+    print_summary(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
