@@ -104,14 +104,7 @@ class SkipBoSingleEnv(gymnasium.Env):
         if seat is not None and (type(seat) is not int or not 0 <= seat < n):
             raise ConfigError("learner_seat", f"must be None or an int in 0..{n - 1}, got {seat!r}")
         self.learner_seat_config: int | None = seat
-        specs = options["opponents"]
-        if isinstance(specs, str) or not isinstance(specs, Sequence):
-            specs = [specs] * (n - 1)
-        if len(specs) != n - 1:
-            raise ConfigError("opponents", f"needs one spec per other seat ({n - 1}) or a single spec, got {len(specs)}")
-        resolved = [_resolve_opponent(s, game_config, f"opponents[{i}]") for i, s in enumerate(specs)]
-        self.opponents = [agent for agent, _ in resolved]
-        self._opponent_names = [name for _, name in resolved]
+        self.set_opponents(options["opponents"])
         self.aec = raw_env(**game_config.to_dict(), reward_shaping=self.reward_shaping)
         layout = observation_layout(game_config)
         self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
@@ -187,6 +180,20 @@ class SkipBoSingleEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         return obs, reward, terminated, truncated, self._info()
+
+    def set_opponents(self, specs: Any) -> None:
+        """Replace the opponents (same forms as the ``opponents`` keyword); applies from the next reset.
+
+        Training uses it to draw new opponents each episode (see skipbo_env/training/envs.py).
+        """
+        n = self.config.num_players
+        if isinstance(specs, str) or not isinstance(specs, Sequence):
+            specs = [specs] * (n - 1)
+        if len(specs) != n - 1:
+            raise ConfigError("opponents", f"needs one spec per other seat ({n - 1}) or a single spec, got {len(specs)}")
+        resolved = [_resolve_opponent(s, self.config, f"opponents[{i}]") for i, s in enumerate(specs)]
+        self.opponents = [agent for agent, _ in resolved]
+        self._opponent_names = [name for _, name in resolved]
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (all False once the episode is over)."""
