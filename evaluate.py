@@ -84,8 +84,6 @@ def main(argv: list[str] | None = None) -> int:
             records_dir=args.save_records, progress=None if bar is None else bar.update,
         )
     except ValueError as exc:
-        if bar is not None:
-            bar.close()
         parser.error(str(exc))
     finally:
         if bar is not None:

@@ -99,7 +99,7 @@ DEFAULT_WEIGHTS = HeuristicWeights()
 # before ``target`` (1..12) fits, wrapping past 12 (R12, R13).
 CHAIN: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(
-        tuple((pile + i) % PILE_TOP + 1 for i in range(1, (target - 1 - pile) % PILE_TOP + 1)) if target else ()
+        tuple((pile + i) % PILE_TOP + 1 for i in range((target - 1 - pile) % PILE_TOP)) if target else ()
         for target in range(PILE_TOP + 1)
     )
     for pile in range(PILE_TOP)

@@ -183,7 +183,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 
 # ===================================================================== playing
 _WORKER_AGENTS: dict[tuple, Any] = {}
-"""Agents built in this process, by (specs, config, seat): built once, reseeded per game."""
+"""Agents built in this process, by (spec, config, seat): built once per tournament, reseeded per game."""
 
 
 def _agents_for(specs: tuple[str, ...], config: GameConfig, seats: tuple[int, ...]) -> list[Any]:
@@ -305,6 +305,7 @@ def run_tournament(
         for start in range(0, games, chunk)
     ]
     if workers == 1:
+        _WORKER_AGENTS.clear()  # a checkpoint file may have changed since the last call
         for task in tasks:
             for res in _play_chunk(task):
                 results[res.index] = res

@@ -349,63 +349,82 @@ def observe(state: GameState, seat: int) -> dict[str, np.ndarray]:
     return {"observation": encode_view(view), "action_mask": mask}
 
 
-def _onehot(vec: np.ndarray, name: str) -> int:
-    hits = np.flatnonzero(vec > 0.5)
-    if len(hits) != 1:
-        raise ValueError(f"observation piece {name} is not a one-hot vector: {vec.tolist()}")
-    return int(hits[0])
+def _onehots(block: np.ndarray, name: str) -> np.ndarray:
+    """Slot index of each one-hot row of ``block`` (last axis); raises if a row is not one-hot."""
+    hits = block > 0.5
+    if not (hits.sum(axis=-1) == 1).all():
+        raise ValueError(f"observation piece {name} holds a row that is not one-hot")
+    return hits.argmax(axis=-1)
 
 
-def _ints(values: np.ndarray, scale: np.ndarray | float) -> tuple[int, ...]:
-    return tuple(int(v) for v in np.rint(np.asarray(values, dtype=np.float64) * scale))
+_SLOT_CARDS = (*range(1, 14), None)
+
+
+def _cards_of_slots(slots: np.ndarray) -> list:
+    """Cards (``None`` for the empty slot) from one-hot slot indexes, one or two levels deep."""
+    rows = slots.tolist()
+    if slots.ndim == 1:
+        return [_SLOT_CARDS[i] for i in rows]
+    return [tuple(_SLOT_CARDS[i] for i in row) for row in rows]
+
+
+def _rint(values: np.ndarray, scale: np.ndarray | float) -> np.ndarray:
+    return np.rint(values * scale).astype(np.int64)
 
 
 def decode_observation(vec: np.ndarray, config: GameConfig) -> ObservationFields:
-    """Read a vector made by :func:`encode_fields` back into its fields (exact inverse)."""
+    """Read a vector made by :func:`encode_fields` back into its fields (exact inverse).
+
+    Raises ``ValueError`` when the shape does not fit ``config`` or a one-hot
+    piece is not one-hot.
+    """
     layout = observation_layout(config)
     vec = np.asarray(vec)
     if vec.shape != (layout.size,):
         raise ValueError(f"observation must have shape ({layout.size},) for this config, got {vec.shape}")
-    hand = _ints(vec[0:13], HAND_SIZE)
-    building = tuple(
-        _onehot(vec[13 + b * BUILD_SLOTS : 13 + (b + 1) * BUILD_SLOTS], f"building_values[{b}]")
-        for b in range(4)
-    )
+    vec = vec.astype(np.float64)
+    n = config.num_players
+    hand = tuple(_rint(vec[0:13], HAND_SIZE).tolist())
     base = 13 + 4 * BUILD_SLOTS
-    seats = []
-    for k in range(config.num_players):
-        stock_top = _card_of_slot(_onehot(vec[base : base + CARD_SLOTS], f"seat{k}.stock_top"))
-        o = base + CARD_SLOTS
-        stock_size = _ints(vec[o : o + 1], config.stock_size)[0]
-        hand_size = _ints(vec[o + 1 : o + 2], HAND_SIZE)[0]
-        o += 2
-        tops = tuple(
-            _card_of_slot(_onehot(vec[o + d * CARD_SLOTS : o + (d + 1) * CARD_SLOTS], f"seat{k}.discard_tops"))
-            for d in range(4)
+    building = tuple(_onehots(vec[13:base].reshape(4, BUILD_SLOTS), "building_values").tolist())
+    block = vec[base : base + n * SEAT_WIDTH].reshape(n, SEAT_WIDTH)
+    stock_tops = _cards_of_slots(_onehots(block[:, 0:CARD_SLOTS], "stock_top"))
+    o = CARD_SLOTS
+    stock_sizes = _rint(block[:, o], config.stock_size).tolist()
+    hand_sizes = _rint(block[:, o + 1], HAND_SIZE).tolist()
+    o += 2
+    tops = _cards_of_slots(_onehots(block[:, o : o + 4 * CARD_SLOTS].reshape(n, 4, CARD_SLOTS), "discard_tops"))
+    o += 4 * CARD_SLOTS
+    seconds = _cards_of_slots(
+        _onehots(block[:, o : o + 4 * CARD_SLOTS].reshape(n, 4, CARD_SLOTS), "discard_seconds")
+    )
+    o += 4 * CARD_SLOTS
+    counts = _rint(block[:, o : o + 52].reshape(n, 4, 13), _COUNT_SCALE.astype(np.float64)).tolist()
+    o += 52
+    sizes = _rint(block[:, o : o + 4], DISCARD_SIZE_SCALE).tolist()
+    partners = (block[:, o + 4] > 0.5).tolist()
+    seats = tuple(
+        SeatFields(
+            stock_top=stock_tops[k],
+            stock_size=stock_sizes[k],
+            hand_size=hand_sizes[k],
+            discard_tops=tuple(tops[k]),
+            discard_seconds=tuple(seconds[k]),
+            discard_counts=tuple(tuple(c) for c in counts[k]),
+            discard_sizes=tuple(sizes[k]),
+            is_partner=partners[k],
         )
-        o2 = o + 4 * CARD_SLOTS
-        seconds = tuple(
-            _card_of_slot(
-                _onehot(vec[o2 + d * CARD_SLOTS : o2 + (d + 1) * CARD_SLOTS], f"seat{k}.discard_seconds")
-            )
-            for d in range(4)
-        )
-        o += 8 * CARD_SLOTS
-        counts = tuple(_ints(vec[o + d * 13 : o + (d + 1) * 13], _COUNT_SCALE) for d in range(4))
-        o += 52
-        sizes = _ints(vec[o : o + 4], DISCARD_SIZE_SCALE)
-        seats.append(
-            SeatFields(stock_top, stock_size, hand_size, tops, seconds, counts, sizes, bool(vec[o + 4] > 0.5))
-        )
-        base += SEAT_WIDTH
+        for k in range(n)
+    )
+    tail = vec[base + n * SEAT_WIDTH :]
     return ObservationFields(
         hand_counts=hand,
         building_values=building,
-        seats=tuple(seats),
-        draw_size=_ints(vec[base : base + 1], DECK_SIZE)[0],
-        completed_size=_ints(vec[base + 1 : base + 2], DECK_SIZE)[0],
-        turn=_ints(vec[base + 2 : base + 3], config.turn_limit)[0],
-        to_move=bool(vec[base + 3] > 0.5),
+        seats=seats,
+        draw_size=int(np.rint(tail[0] * DECK_SIZE)),
+        completed_size=int(np.rint(tail[1] * DECK_SIZE)),
+        turn=int(np.rint(tail[2] * config.turn_limit)),
+        to_move=bool(tail[3] > 0.5),
     )
 
 

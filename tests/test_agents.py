@@ -26,7 +26,7 @@ from skipbo_env.rules import Discard, GameConfig, GameState, Play, Source, new_g
 SCRIPTED = sorted(AGENTS)
 
 
-def _first_obs(config: GameConfig = GameConfig(), seed: int = 0):
+def _first_obs(config: GameConfig, seed: int = 0):
     state = new_game(config, seed)
     return state, observe(state, state.current)
 
@@ -296,7 +296,9 @@ def test_heuristic_scores():
     assert reach_chance(W, (0, 0, 0, 0), frozenset(), 0, 0.5) == 1.0
     assert reach_chance(6, (5, 0, 0, 0), frozenset(), 0, 0.5) == 1.0  # fits now
     assert reach_chance(6, (4, 11, 11, 11), frozenset({5}), 0, 0.5) == 1.0  # with a known 5
-    assert reach_chance(6, (3, 11, 11, 11), frozenset(), 1, 0.5) == pytest.approx(0.5)  # wild + 1 unseen
+    assert reach_chance(6, (3, 6, 6, 6), frozenset(), 1, 0.5) == pytest.approx(0.5)  # wild + 1 unseen card
+    both = 1 - (1 - 0.5) * (1 - 0.5**2)  # two piles: one card or two cards missing
+    assert reach_chance(6, (4, 3, 6, 6), frozenset(), 0, 0.5) == pytest.approx(both)
 
 
 # ============================================================================ PPO

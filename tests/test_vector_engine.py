@@ -47,15 +47,15 @@ K = pytest.importorskip("skipbo_env.vector.kernels")
 
 # (config fields, games): 1,020 games in all
 DIFFERENTIAL_CONFIGS = [
-    ({"num_players": 2, "turn_limit": 80}, 150),
+    ({"num_players": 2, "turn_limit": 40}, 150),
     ({"num_players": 2, "stock_size": 70, "turn_limit": 120}, 100),  # 17-card draw pile: many reshuffles
     ({"num_players": 2, "short_game": True, "must_play_stock": True, "allow_wild_discard": False}, 100),
     ({"num_players": 3, "stock_size": 5, "turn_limit": 100}, 100),
     ({"num_players": 3, "stock_size": 50, "allow_wild_discard": False, "turn_limit": 90}, 80),
-    ({"num_players": 4, "partner_game": True, "short_game": True, "turn_limit": 120}, 120),
+    ({"num_players": 4, "partner_game": True, "stock_size": 5, "turn_limit": 100}, 120),
     ({"num_players": 4, "stock_size": 38, "partner_game": True, "must_play_stock": True, "turn_limit": 90}, 70),
-    ({"num_players": 5, "short_game": True, "turn_limit": 100, "first_player": 3}, 100),
-    ({"num_players": 6, "partner_game": True, "stock_size": 6, "turn_limit": 120}, 120),
+    ({"num_players": 5, "stock_size": 5, "turn_limit": 80, "first_player": 3}, 100),
+    ({"num_players": 6, "partner_game": True, "stock_size": 4, "turn_limit": 100}, 120),
     ({"num_players": 6, "stock_size": 26, "turn_limit": 60, "must_play_stock": True}, 80),
 ]
 PLAY_BIAS = 0.8
@@ -155,10 +155,10 @@ def hand_built_positions() -> list[dict]:
     """Rare transitions: empty draw and completed piles (R20, R21), team wins, completion before a reshuffle."""
     return [
         # R20/R21: nothing left to draw; seat 0 holds 1, 2 and empties its hand.
-        state_dict(2, hands={0: [1, 2], 1: [5, 6, 7]}, rest=("discard", 1, 0)),
+        state_dict(2, hands={0: [1, 2], 1: [5, 6, 7]}, rest=("discard", 1, 0), turn_limit=40),
         # a pile at 11 and one completed pile: playing the 12 then emptying the hand reshuffles both (R13, R15, R19)
         state_dict(
-            2, hands={0: [12], 1: [3, 4]}, building=(11, 0, 0, 0), completed=1, rest=("discard", 1, 2)
+            2, hands={0: [12], 1: [3, 4]}, building=(11, 0, 0, 0), completed=1, rest=("discard", 1, 2), turn_limit=40
         ),
         # partner game: seat 2's stock is empty, seat 0 plays its last stock card or the partner's (R27)
         state_dict(
@@ -178,6 +178,7 @@ def hand_built_positions() -> list[dict]:
             building=(10, 0, 3, 11),
             completed=2,
             rest=("discard", 5, 1),
+            turn_limit=60,
         ),
         # must_play_stock with wilds not discardable
         state_dict(
@@ -187,6 +188,7 @@ def hand_built_positions() -> list[dict]:
             hands={0: [WILD, WILD, WILD]},
             stocks={0: [4, 1]},
             rest=("discard", 2, 3),
+            turn_limit=40,
         ),
     ]
 

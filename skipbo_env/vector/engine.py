@@ -119,6 +119,7 @@ class BatchEngine:
         self._masks = np.zeros((batch_size, self.num_actions), np.int8)
         self._legal = np.zeros((batch_size, self.num_actions), np.uint8)
         self._all = np.arange(batch_size, dtype=np.int64)
+        self._movers = np.full(batch_size, -1, np.int64)  # "the seat to move" for every game
         self._err = np.zeros(2, np.int64)
         self.seed(seed)
         self.reset()
@@ -206,7 +207,7 @@ class BatchEngine:
         elif out.shape != (self.batch_size, self.obs_size) or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape {(self.batch_size, self.obs_size)}")
         if seats is None:
-            seat_arr = np.full(self.batch_size, -1, np.int64)
+            seat_arr = self._movers
         else:
             seat_arr = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.batch_size,)))
             if seat_arr.min() < 0 or seat_arr.max() >= self.config.num_players:
@@ -235,7 +236,7 @@ class BatchEngine:
         """
         rows_arr = self._all if rows is None else _as_rows(rows, self.batch_size)
         acts = np.asarray(actions)
-        if acts.shape != rows_arr.shape or (acts.size and not np.issubdtype(acts.dtype, np.integer)):
+        if acts.shape != rows_arr.shape or (acts.size and acts.dtype.kind not in "iu"):
             raise ValueError(f"actions must be {rows_arr.shape[0]} ints, got {acts!r}")
         if acts.dtype != np.int64:
             acts = acts.astype(np.int64)

@@ -509,89 +509,138 @@ def observe_into(hot, turn, cf, tab, b, viewer, out):
 
 
 # ===================================================================== agents
+# The greedy agent mirrors skipbo_env.policies.greedy_move / greedy_discard rule for rule;
+# each decision ranks its candidates with one integer (lower is better; the rank
+# tuples of the policy mapped to bounded integers) and breaks ties uniformly.
 @njit(cache=True)
-def _is_greedy_play(a):
-    """A play other than a stock play or a hand wild: hand numbers, own discard tops, partner cards."""
-    return a < A_HAND_WILD or (A_DISC <= a < A_DISCARD) or a >= A_PSTOCK
+def _pile_of(a):
+    """Building pile of a play id."""
+    return a % 4 if a < A_END else (a - A_PSTOCK) % 4
+
+
+@njit(cache=True)
+def _card_of_play(hot, b, o, p, a):
+    """The card a (non-stock) play moves: hand value, own or partner discard top, partner stock top."""
+    if a < A_STOCK:
+        return a // 4 + 1
+    if a < A_DISCARD:
+        return np.int64(hot[b, o + S_TOP + (a - A_DISC) // 4])
+    if a < A_PDISC:
+        return np.int64(hot[b, p + S_STOP])
+    return np.int64(hot[b, p + S_TOP + (a - A_PDISC) // 4])
+
+
+@njit(cache=True)
+def _greedy_class(a):
+    """1 own stock play, 2 other play except a hand wild, 3 discard, 4 end turn, 0 hand wild play."""
+    if A_STOCK <= a < A_DISC:
+        return 1
+    if a < A_HAND_WILD or (A_DISC <= a < A_DISCARD) or a >= A_PSTOCK:
+        return 2
+    if A_DISCARD <= a < A_END:
+        return 3
+    if a == A_END:
+        return 4
+    return 0
+
+
+@njit(cache=True)
+def _greedy_rank(hot, b, o, p, cls, a, stock_top, discard_card):
+    """The policy's preference for action ``a`` of class ``cls`` (lower is better)."""
+    if cls == 1:  # stock play: onto the highest pile
+        return 12 - np.int64(hot[b, G_BN + _pile_of(a)])
+    if cls == 2:  # (enables the stock top, not a wild, from the hand, wild onto the highest pile)
+        card = _card_of_play(hot, b, o, p, a)
+        shows = np.int64(hot[b, G_BN + _pile_of(a)]) + 1
+        enables = stock_top != 0 and stock_top != WILD and shows == stock_top - 1
+        wild = card == WILD
+        rank = (0 if enables else 1000) + (100 if wild else 0) + (0 if a < A_STOCK else 50)
+        return rank + (12 - shows if wild else 0)
+    # cls == 3: a discard of ``discard_card`` onto pile d (other cards are not candidates)
+    if (a - A_DISCARD) // 4 + 1 != discard_card:
+        return 1 << 30
+    top = np.int64(hot[b, o + S_TOP + (a - A_DISCARD) % 4])
+    empty = hot[b, o + S_DN + (a - A_DISCARD) % 4] == 0
+    if discard_card == WILD:
+        if empty:
+            return 0
+        return 100 if top == WILD else 200 + 50 - top
+    if empty:
+        return 200
+    if top == WILD:
+        return 500
+    if top == discard_card + 1:
+        return 0
+    if top == discard_card:
+        return 100
+    return 300 + top if top > discard_card else 400 + 50 - top
+
+
+@njit(cache=True)
+def _discard_card(hot, b, legal, count):
+    """greedy_discard's card: a wild if one may be discarded, else the number farthest from fitting
+    any building pile (cards_until_playable), the higher number on a tie; 0 when no discard is legal."""
+    best = 0
+    best_key = -1
+    for i in range(count):
+        a = np.int64(legal[i])
+        if A_DISCARD <= a < A_END:
+            card = (a - A_DISCARD) // 4 + 1
+            if card == WILD:
+                return WILD
+            until = 12
+            for k in range(4):
+                until = min(until, (card - np.int64(hot[b, G_BN + k]) - 1 + 24) % 12)
+            key = until * 16 + card
+            if key > best_key:
+                best_key = key
+                best = card
+    return best
 
 
 @njit(cache=True)
 def greedy_choice(hot, cf, arng, b, legal, count):
-    """``policies.greedy_move``'s priorities over the legal list; ties uniform from the agent stream.
+    """``policies.greedy_move`` over the legal list; ties uniform from the agent stream.
 
-    1. a play of the own stock top (not the partner's);
-    2. any other play except a hand wild;
-    3. a discard: the highest number card that may be discarded (a wild
-       only when no number card may be), onto a pile whose top is the number
-       one higher, else an empty pile, else the pile with the highest top
-       (a wild top counts as 0);
-    4. end the turn (empty hand);
-    5. otherwise (only hand wilds are playable) a uniformly random legal action.
+    Classes in priority order: own stock plays (onto the highest pile), other
+    plays except hand wilds (first one that makes the stock top playable, then
+    numbers before wilds, hand before discard tops, a wild onto the highest
+    pile), discards (``greedy_discard``: the card, then the pile ranking),
+    end turn; with none of these (only hand wilds playable) a uniformly
+    random legal action.
     """
-    stock = 0
-    plays = 0
-    number = 0  # highest number card that may be discarded
-    wild = False  # a wild may be discarded
-    end = False
+    cls = 5
+    for i in range(count):
+        c = _greedy_class(np.int64(legal[i]))
+        if c != 0 and c < cls:
+            cls = c
+    if cls == 4:
+        return A_END
+    if cls == 5:
+        return np.int64(legal[agent_below(arng, b, count)])
+    seat = np.int64(hot[b, G_CUR])
+    o = hot_base(seat)
+    partner = partner_of(cf, seat)
+    p = hot_base(partner) if partner >= 0 else o
+    stock_top = np.int64(hot[b, o + S_STOP])
+    card = _discard_card(hot, b, legal, count) if cls == 3 else 0
+    best = 1 << 40
+    ties = 0
     for i in range(count):
         a = np.int64(legal[i])
-        if A_STOCK <= a < A_DISC:
-            stock += 1
-        elif _is_greedy_play(a):
-            plays += 1
-        elif A_DISCARD <= a < A_END:
-            v = (a - A_DISCARD) // 4 + 1
-            if v == WILD:
-                wild = True
-            elif v > number:
-                number = v
-        elif a == A_END:
-            end = True
-    if stock or plays:
-        k = agent_below(arng, b, stock if stock else plays)
-        for i in range(count):
-            a = np.int64(legal[i])
-            hit = (A_STOCK <= a < A_DISC) if stock else _is_greedy_play(a)
-            if hit:
-                if k == 0:
-                    return a
-                k -= 1
-    if number or wild:
-        return _pick_discard(hot, arng, b, number if number else WILD)
-    if end:
-        return A_END
-    return np.int64(legal[agent_below(arng, b, count)])
-
-
-@njit(cache=True)
-def _pile_rank(hot, b, o, d, card):
-    """Greedy's preference for putting ``card`` on discard pile ``d`` (lower is better)."""
-    if hot[b, o + S_DN + d] == 0:
-        return 1000  # an empty pile
-    top = np.int64(hot[b, o + S_TOP + d])
-    if top != WILD and top == card + 1:
-        return 0  # extends a descending run
-    return 2000 - (0 if top == WILD else top)  # else the highest top
-
-
-@njit(cache=True)
-def _pick_discard(hot, arng, b, card):
-    """Greedy's discard of ``card`` (legal on every pile): the best-ranked pile, ties uniform."""
-    o = hot_base(np.int64(hot[b, G_CUR]))
-    best = 1 << 30
-    ties = 0
-    for d in range(4):
-        r = _pile_rank(hot, b, o, d, card)
-        if r < best:
-            best = r
-            ties = 1
-        elif r == best:
-            ties += 1
+        if _greedy_class(a) == cls:
+            r = _greedy_rank(hot, b, o, p, cls, a, stock_top, card)
+            if r < best:
+                best = r
+                ties = 1
+            elif r == best:
+                ties += 1
     k = agent_below(arng, b, ties)
-    for d in range(4):
-        if _pile_rank(hot, b, o, d, card) == best:
+    for i in range(count):
+        a = np.int64(legal[i])
+        if _greedy_class(a) == cls and _greedy_rank(hot, b, o, p, cls, a, stock_top, card) == best:
             if k == 0:
-                return A_DISCARD + (card - 1) * 4 + d
+                return a
             k -= 1
     return -1
 

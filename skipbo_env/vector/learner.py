@@ -62,6 +62,8 @@ class StepResult:
     """Per game: True when its game ended by an illegal learner action (``illegal_action="lose"``)."""
     redeals: np.ndarray
     """Per game: re-deals before the learner's first move in the game now running."""
+    learner_seats: np.ndarray
+    """Per game: the learner's seat in the game this step was played in (before any autoreset)."""
 
 
 def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequence):
@@ -132,6 +134,7 @@ class LearnerBatch:
         self.decisions = 0
         """Decisions applied so far, learner's and opponents' (for throughput figures)."""
         self._masks_bool = np.zeros((num_envs, self.engine.num_actions), bool)
+        self._started = False
         self._seed_all(seed)
 
     # ------------------------------------------------------------ seeding
@@ -153,11 +156,15 @@ class LearnerBatch:
         if seed is not None:
             self._seed_all(seed)
         self._start_games(np.arange(self.num_envs))
+        self._started = True
         return self._finish_observations()
 
     def step(self, actions: Any) -> StepResult:
         """Apply one learner action per game, play the other seats, autoreset ended games."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
         eng = self.engine
+        seats = self.learner.copy()
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} ints, got shape {acts.shape} dtype {acts.dtype}")
@@ -185,7 +192,7 @@ class LearnerBatch:
         final_obs = np.zeros((self.num_envs, eng.obs_size), np.float32)
         winners: list[tuple[int, ...] | None] = [None] * self.num_envs
         if ended.size:
-            final_obs[ended] = eng.observe_rows(ended, self.learner[ended])
+            final_obs[ended] = eng.observe_rows(ended, seats[ended])
             winner = eng.winner
             teams = self.config.num_teams
             for b in ended.tolist():
@@ -193,14 +200,14 @@ class LearnerBatch:
                     rewards[b] = -1.0
                     winners[b] = ()
                 elif winner[b] >= 0:
-                    same = winner[b] % teams == self.learner[b] % teams
+                    same = winner[b] % teams == seats[b] % teams
                     rewards[b] += 1.0 if same else -1.0
                     winners[b] = self.config.team_seats(self.config.team(int(winner[b])))
                 else:
                     winners[b] = ()
             self._start_games(ended)
         obs = self._finish_observations()
-        return StepResult(obs, rewards, terminated, truncated, final_obs, winners, illegal, self.redeals.copy())
+        return StepResult(obs, rewards, terminated, truncated, final_obs, winners, illegal, self.redeals.copy(), seats)
 
     def action_masks(self) -> np.ndarray:
         """(B, num_actions) bool: the learner's legal actions in each game (a view, refreshed every step)."""
