@@ -297,6 +297,11 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
             raise ConfigError(path, f"must be an int, got {value!r}")
         return value
     if tp is float:
+        if isinstance(value, str):  # YAML 1.1 reads "1e-4" (no dot) as a string
+            try:
+                value = float(value)
+            except ValueError:
+                raise ConfigError(path, f"must be a number, got {value!r}") from None
         if type(value) not in (int, float):
             raise ConfigError(path, f"must be a number, got {value!r}")
         return float(value)

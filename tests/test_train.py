@@ -1,0 +1,204 @@
+"""train.py: configuration, an in-process smoke run, resume, corrupt checkpoints (issue 5)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+import train
+from skipbo_env.rules import ConfigError
+from skipbo_env.training.checkpoints import CheckpointError, load_latest
+from skipbo_env.training.config import TrainConfig
+from skipbo_env.training.run import load_run_config
+from skipbo_env.training.run import train as run_training
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tiny(tmp_path: Path, **changes) -> dict:
+    """A configuration dict that trains in seconds: short games, small rollouts."""
+    data = {
+        "name": "tiny",
+        "runs_dir": str(tmp_path),
+        "seed": 3,
+        "total_timesteps": 256,
+        "n_envs": 2,
+        "vec_env": "dummy",
+        "checkpoint_every": 128,
+        "game": {"num_players": 2, "stock_size": 5, "turn_limit": 120},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
+        "opponents": {"mix": {"random": 1, "greedy": 1}},
+        "eval": {"every": 128, "games": 4, "agents": ["random", "greedy"], "best_against": "greedy", "workers": 1},
+    }
+    for key, value in changes.items():
+        data[key] = value
+    return data
+
+
+def rows(run_dir: Path) -> list[dict]:
+    with open(run_dir / "metrics.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+# ------------------------------------------------------------------ configuration
+def test_shipped_configs_load():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        cfg = TrainConfig.from_yaml(path)
+        assert cfg.total_timesteps > 0, path
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"ppo": {"learnin_rate": 0.1}}, "ppo.learnin_rate"),
+        ({"ppo": {"learning_rate": -1}}, "ppo.learning_rate"),
+        ({"game": {"num_players": 7}}, "game.num_players"),
+        ({"n_envs": "four"}, "n_envs"),
+        ({"vec_env": "threads"}, "vec_env"),
+        ({"bogus": 1}, "bogus"),
+        ({"eval": {"best_against": "heuristic", "agents": ["random"]}}, "eval.best_against"),
+        ({"opponents": {"mix": {"nobody": 1}}}, "opponents"),
+        ({"opponents": {"curriculum": [{"opponents": {"random": 1}}, {"opponents": {"greedy": 1}}]}},
+         "opponents.curriculum[0].promote_at"),
+    ],
+)
+def test_bad_config_names_the_field(change, field):
+    with pytest.raises(ConfigError) as err:
+        TrainConfig.from_dict(change)
+    assert str(err.value).startswith(field)
+
+
+def test_cli_overrides_and_help(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"name": "x"}))
+    parser = train.build_parser()
+    args = parser.parse_args(["--config", str(path), "--ppo.learning_rate", "1e-4", "--opponents.mix", "{greedy: 2}"])
+    cfg = TrainConfig.from_yaml(args.config, train.parse_overrides(args))
+    assert cfg.ppo.learning_rate == 1e-4 and cfg.opponents.mix == {"greedy": 2.0}
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert "--ppo.learning_rate" in out and "--game.partner_game" in out and "Adam step size" in out
+    assert train.main(["--config", str(path), "--ppo.n_steps", "0"]) == 2
+    assert "ppo.n_steps: must be > 0" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ runs
+def test_smoke_run_writes_everything_and_is_deterministic(tmp_path):
+    cfg = TrainConfig.from_dict(tiny(tmp_path))
+    summary = run_training(cfg, progress=False)
+    run_dir = Path(summary["run_dir"])
+    assert summary["timesteps"] >= 256
+    for name in ("config.yaml", "metrics.csv", "best.zip", "latest.zip", "learning_curve.png"):
+        assert (run_dir / name).is_file(), name
+    assert any((run_dir / "tb").iterdir())
+    model, state = load_latest(run_dir)
+    assert state.timesteps == summary["timesteps"] and model.is_file()
+    first = rows(run_dir)
+    assert {r["opponent"] for r in first} == {"random", "greedy"}
+    assert [int(r["timesteps"]) for r in first][::2] == [128, 256]
+    # same seed, same run (CPU): metrics identical
+    cfg2 = TrainConfig.from_dict(tiny(tmp_path, name="tiny2"))
+    run_training(cfg2, progress=False)
+    second = rows(tmp_path / "tiny2")
+    strip = [{k: v for k, v in r.items() if k != "wall_seconds"} for r in first]
+    assert strip == [{k: v for k, v in r.items() if k != "wall_seconds"} for r in second]
+    # the trained model is an agent for evaluate.py
+    from agents import load_agent
+    from skipbo_env.encoding import decode_action, observe
+    from skipbo_env.rules import new_game
+
+    agent = load_agent(str(run_dir / "best.zip"), cfg.game)
+    state_ = new_game(cfg.game, seed=0)
+    while not state_.is_over:
+        state_.apply(decode_action(agent.act(observe(state_, state_.current)), cfg.game))
+
+
+def test_existing_run_is_not_overwritten(tmp_path):
+    cfg = TrainConfig.from_dict(tiny(tmp_path, total_timesteps=128))
+    run_training(cfg, progress=False)
+    before = (tmp_path / "tiny" / "metrics.csv").read_bytes()
+    with pytest.raises(ConfigError, match="already holds a run"):
+        run_training(cfg, progress=False)
+    assert (tmp_path / "tiny" / "metrics.csv").read_bytes() == before
+
+
+def test_resume_continues_steps_and_metrics(tmp_path):
+    cfg = TrainConfig.from_dict(tiny(tmp_path, total_timesteps=128))
+    run_training(cfg, progress=False)
+    run_dir = tmp_path / "tiny"
+    assert load_latest(run_dir)[1].timesteps == 128
+    cfg2 = load_run_config(run_dir, {"total_timesteps": 256})
+    summary = run_training(cfg2, resume_dir=run_dir, progress=False)
+    assert summary["timesteps"] == 256
+    assert [int(r["timesteps"]) for r in rows(run_dir)][::2] == [128, 256]
+    assert load_latest(run_dir)[1].timesteps == 256
+
+
+def test_resume_after_sigkill(tmp_path):
+    """Kill -9 a running train.py after its first checkpoint; resume loses at most one interval."""
+    data = tiny(tmp_path, total_timesteps=100_000, checkpoint_every=128)
+    data["eval"]["every"] = 1_000_000
+    data["eval"]["agents"] = ["random"]
+    data["eval"]["best_against"] = "random"
+    path = tmp_path / "kill.yaml"
+    path.write_text(yaml.safe_dump(data))
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), "--config", str(path), "--no-progress"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    run_dir = tmp_path / "tiny"
+    pointer = run_dir / "checkpoints" / "latest.json"
+    deadline = time.time() + 120
+    try:
+        while time.time() < deadline:
+            if pointer.exists() and json.loads(pointer.read_text())["timesteps"] >= 256:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("no second checkpoint within 120 s")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    model, state = load_latest(run_dir)
+    assert state.timesteps >= 256 and model.is_file()
+    cfg = load_run_config(run_dir, {"total_timesteps": state.timesteps + 128, "eval": {"every": 1_000_000,
+                          "agents": ["random"], "best_against": "random", "games": 4, "workers": 1}})
+    summary = run_training(cfg, resume_dir=run_dir, progress=False)
+    assert summary["timesteps"] == state.timesteps + 128
+
+
+def test_corrupt_and_mismatched_checkpoints_fail_clearly(tmp_path):
+    cfg = TrainConfig.from_dict(tiny(tmp_path, total_timesteps=128))
+    run_training(cfg, progress=False)
+    run_dir = tmp_path / "tiny"
+    model, _ = load_latest(run_dir)
+    original = model.read_bytes()
+    model.write_bytes(b"not a zip file")
+    with pytest.raises(CheckpointError, match="not a readable MaskablePPO checkpoint"):
+        run_training(load_run_config(run_dir, {"total_timesteps": 256}), resume_dir=run_dir, progress=False)
+    model.write_bytes(original)
+    pointer = run_dir / "checkpoints" / "latest.json"
+    good = pointer.read_text()
+    pointer.write_text("{ truncated")
+    with pytest.raises(CheckpointError, match="corrupt checkpoint pointer"):
+        run_training(load_run_config(run_dir), resume_dir=run_dir, progress=False)
+    pointer.write_text(good)
+    # a 4-player checkpoint for a 2-player run: observation sizes differ
+    other = TrainConfig.from_dict(tiny(tmp_path, name="four", total_timesteps=128,
+                                       game={"num_players": 4, "stock_size": 5, "turn_limit": 120}))
+    run_training(other, progress=False)
+    four_model, _ = load_latest(tmp_path / "four")
+    model.write_bytes(four_model.read_bytes())
+    with pytest.raises(CheckpointError, match="observation shape"):
+        run_training(load_run_config(run_dir, {"total_timesteps": 256}), resume_dir=run_dir, progress=False)
+    assert train.main(["--resume", str(tmp_path / "nowhere")]) == 2
