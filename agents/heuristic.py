@@ -89,6 +89,16 @@ class HeuristicWeights:
     """The same for the agent's own next draw."""
     seat_decay: float = 0.5
     """Weight of each further seat relative to the one before (the piles change between)."""
+    dry_cards: float = 30.0
+    """The deck runs dry below this many cards to draw (draw plus completed pile): from there
+    to an empty deck, the dry terms below grow linearly, so that cards keep flowing and the
+    game does not stall (R23)."""
+    dry_danger: float = 0.3
+    """Danger and partner help are multiplied by this at an empty deck."""
+    dry_play: float = 2.0
+    """Extra credit per card played (any source) at an empty deck."""
+    dry_completed: float = 10.0
+    """Extra credit per completed building pile (its cards become drawable, R19) at an empty deck."""
     max_nodes: int = 2000
     """Search budget per decision: positions expanded."""
 
@@ -193,6 +203,10 @@ class _Search:
         )
         self.partner_depth = [0, 0, 0, 0]
         self.can_draw = min(HAND_SIZE, obs.draw_size + obs.completed_size)
+        dry = max(0.0, 1.0 - (obs.draw_size + obs.completed_size) / w.dry_cards) if w.dry_cards > 0 else 0.0
+        self.danger_scale = 1.0 - dry * (1.0 - w.dry_danger)
+        self.play_credit = dry * w.dry_play
+        self.completed_credit = w.pile_completed + dry * w.dry_completed
         self.others = self._others(obs)
         self.credit = 0.0
         self.seen: set = set()
@@ -209,7 +223,8 @@ class _Search:
             if top is not None and top != WILD:  # a wild top fits anywhere: nothing here changes it
                 numbers = frozenset(c for c in seat.discard_tops if c is not None and c != WILD)
                 jokers = sum(1 for c in seat.discard_tops if c == WILD)
-                scale = -self.w.partner_help * weight if seat.is_partner else self.w.danger * weight
+                scale = -self.w.partner_help if seat.is_partner else self.w.danger
+                scale *= weight * self.danger_scale
                 out.append(_Seat(scale, top, numbers, jokers))
             weight *= self.w.seat_decay
         return out
@@ -376,6 +391,7 @@ class _Search:
         """Play ``move`` in the search position; returns what :meth:`_undo` needs."""
         w = self.w
         undo = (self.building[move.build_pile], self.credit)
+        self.credit += self.play_credit
         source = move.source
         if source is Source.HAND:
             self.hand[card] -= 1
@@ -393,7 +409,7 @@ class _Search:
         self.building[b] += 1
         if self.building[b] == PILE_TOP:  # R13
             self.building[b] = 0
-            self.credit += w.pile_completed
+            self.credit += self.completed_credit
         return undo
 
     def _undo(self, move: Play, card: int, undo: tuple[int, float]) -> None:

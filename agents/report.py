@@ -120,7 +120,7 @@ def plot_win_rates(result: TournamentResult, path: str | os.PathLike) -> Path:
     agents = result.agents
     xs = range(len(agents))
     rates = [a.win_rate for a in agents]
-    err = [[a.win_rate - a.ci_low for a in agents], [a.ci_high - a.win_rate for a in agents]]
+    err = [[max(0.0, a.win_rate - a.ci_low) for a in agents], [max(0.0, a.ci_high - a.win_rate) for a in agents]]
     fig, ax = plt.subplots(figsize=(max(5.0, 1.4 * len(agents) + 2), 4.0), dpi=120)
     ax.bar(xs, rates, yerr=err, capsize=6, color="#4c78a8", label="win rate (95% Wilson CI)")
     for x, a in zip(xs, agents, strict=True):

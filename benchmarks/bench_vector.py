@@ -3,7 +3,7 @@
 Prints markdown tables, all measured in one run (the machine may be shared,
 so compare the ratios, which are measured side by side):
 
-1. Batched engine, uniform random legal play, default 2-player games: 
+1. Batched engine, uniform random legal play, default 2-player games:
    decisions per second at batch sizes 1, 64, 256, 1024 and 4096 with the
    legal-action mask computed every decision, and with the mask and the
    mover's observation vector every decision; then 4 and 6 players at 1024.
@@ -47,12 +47,11 @@ def best_rate(run, reps: int = 3) -> float:
 def api_rate(engine: BatchEngine, with_obs: bool, seconds: float) -> float:
     """Decisions/s driving the engine from Python, one call of each kind per batch step."""
     obs = np.empty((engine.batch_size, engine.obs_size), np.float32)
-    steps = max(1, int(seconds * 3e6 / engine.batch_size / (4 if with_obs else 1)))
 
     def run():
         start = time.perf_counter()
         decisions = 0
-        for _ in range(steps):
+        while time.perf_counter() - start < seconds:
             engine.masks()
             if with_obs:
                 engine.observations(out=obs)
@@ -72,7 +71,7 @@ def fused_rate(engine: BatchEngine, with_obs: bool, seconds: float) -> float:
     """Decisions/s of the compiled rollout kernel (masks, optional observations, random pick, apply, redeal)."""
     masks = np.empty((engine.batch_size, engine.num_actions), np.int8)
     obs = np.empty((engine.batch_size, engine.obs_size), np.float32)
-    rounds = max(1, int(seconds * 5e6 / engine.batch_size / (3 if with_obs else 1)))
+    rounds = 1
 
     def run():
         start = time.perf_counter()
@@ -82,9 +81,11 @@ def fused_rate(engine: BatchEngine, with_obs: bool, seconds: float) -> float:
         )
         return rounds * engine.batch_size, time.perf_counter() - start
 
-    K.rollout_random(
-        engine.hot, engine.cold, engine.turn, engine.pcg, engine.cf, engine.tab, engine.arng, 1, masks, obs, with_obs
-    )
+    elapsed = run()[1]  # size the timed runs to about ``seconds`` each
+    while elapsed < seconds / 20:
+        rounds *= 4
+        elapsed = run()[1]
+    rounds = max(1, int(rounds * seconds / elapsed))
     return best_rate(run)
 
 
@@ -176,6 +177,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=1.5, help="rough time budget per repetition")
     parser.add_argument("--skip-ppo", action="store_true", help="leave out the MaskablePPO comparison")
     parser.add_argument("--ppo-steps", type=int, default=16384, help="timed MaskablePPO steps per row")
+    parser.add_argument(
+        "--torch-threads", type=int, default=1,
+        help="torch intra-op threads for MaskablePPO (1: spinning torch threads collapse on a busy 2-core machine)",
+    )
     args = parser.parse_args(argv)
     print(
         f"batched engine, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
@@ -212,7 +217,13 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.skip_ppo:
         return
-    print("\n| MaskablePPO (2 players, random opponents, n_steps*n_envs=2048, batch 256, 4 epochs) | steps/s |")
+    import torch
+
+    torch.set_num_threads(args.torch_threads)
+    print(
+        f"\n| MaskablePPO (2 players, random opponents, n_steps*n_envs=2048, batch 256, 4 epochs, "
+        f"{args.torch_threads} torch thread(s)) | steps/s |"
+    )
     print("|---|---:|")
     for kind, n_envs in (("subproc", 2), ("subproc", 8), ("vector", 8), ("vector", 64)):
         label = f"SubprocVecEnv x {n_envs} SkipBoSingleEnv" if kind == "subproc" else f"SkipBoVecEnv, {n_envs} games"

@@ -181,3 +181,22 @@ def test_cli_writes_tables_files_and_records(capsys, tmp_path):
         final = record.final_state()
         assert str(final.winner if final.winner is not None else "") == row["winner_seat"]
         assert list(record.players) == [row["seat0"], row["seat1"]]
+
+
+def test_report_handles_a_clean_sweep(tmp_path):
+    """Win rates of exactly 0 and 1 (Wilson bounds 0 and 1) still chart and tabulate."""
+    from agents.report import markdown, plot_win_rates
+    from agents.tournament import GameResult, aggregate
+
+    games = tuple(
+        GameResult(index=i, deal=i // 2, lineup=i % 2, seats=((0, 1), (1, 0))[i % 2], first_player=0,
+                   winner=((0, 1), (1, 0))[i % 2].index(0), winners=(((0, 1), (1, 0))[i % 2].index(0),),
+                   truncated=False, turns=50, stock_left=(0, 7) if i % 2 == 0 else (7, 0))
+        for i in range(6)
+    )
+    result = aggregate(("greedy", "random"), ("greedy", "random"), GameConfig(), 0, ((0, 1), (1, 0)), games)
+    assert [a.wins for a in result.agents] == [6, 0]
+    assert result.agents[0].ci_high == 1.0 and result.agents[1].ci_low == 0.0
+    assert result.agents[1].stock_left_when_losing == 7.0 and result.agents[0].stock_left_when_losing is None
+    assert plot_win_rates(result, tmp_path / "chart.png").stat().st_size > 1000
+    assert "| greedy | 6 | 6 | 100.0% |" in markdown(result)

@@ -275,6 +275,8 @@ def test_illegal_and_late_actions_raise_and_change_nothing():
         engine.step(np.array([legal, 125]))
     with pytest.raises(ValueError, match="actions must be 2 ints"):
         engine.step(np.array([legal]))
+    with pytest.raises(ValueError, match="one action per step"):
+        engine.step(np.array([legal, legal]), rows=[0, 0])
     assert [engine.export(s) for s in range(2)] == before
     discard = next(a for a in np.flatnonzero(masks[0]) if 72 <= a < 124)
     engine.step(np.array([discard]), rows=[0])  # ends the only turn: truncated (R23)
@@ -371,6 +373,14 @@ def test_random_legal_is_uniform_over_the_legal_actions():
     draws = Counter(int(engine.random_legal()[0]) for _ in range(20 * len(legal) * 20))
     assert set(draws) == set(legal.tolist())
     assert min(draws.values()) > 0.6 * 400 and max(draws.values()) < 1.4 * 400
+    with pytest.raises(ValueError, match="read-only"):
+        masks[0, 0] = 1  # step() validates against this buffer
+    engine = BatchEngine(GameConfig(num_players=3), 16, seed=4)
+    for _ in range(200):  # without masks() in between, random_legal() follows the changed games
+        actions = engine.random_legal()
+        engine.step(actions)
+        if engine.done.any():
+            engine.reset(engine.done)
 
 
 def test_action_ids_follow_the_move_table():
@@ -390,10 +400,15 @@ def test_action_ids_follow_the_move_table():
     assert ALL_MOVES[72].card == 1 and ALL_MOVES[72].discard_pile == 0
 
 
-def test_import_skipbo_env_does_not_import_numba():
+def test_imports_are_lazy():
+    """``import skipbo_env`` loads no numba; ``import skipbo_env.vector`` loads no torch or SB3."""
     code = (
         "import sys, skipbo_env, skipbo_env.rules, skipbo_env.encoding, skipbo_env.policies\n"
         "assert 'numba' not in sys.modules, 'numba imported'\n"
         "assert 'skipbo_env.vector' not in sys.modules\n"
+        "import skipbo_env.vector\n"
+        "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n"
+        "skipbo_env.vector.SkipBoVecEnv\n"
+        "assert 'stable_baselines3' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

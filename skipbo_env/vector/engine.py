@@ -13,7 +13,7 @@ from it exactly as the rules core does (first player, deck permutation,
 completed-pile reshuffles), so a slot's game is the game
 ``rules.new_game(config, generator)`` deals and plays, generator state
 included. With ``seed=s`` slot ``i`` starts from
-``Generator(PCG64(SeedSequence(s).spawn(B)[i]))`` and deals its later games
+``Generator(PCG64(SeedSequence(s).spawn(B + 1)[i]))`` and deals its later games
 from the same generator. The in-engine agents draw from a separate
 splitmix64 stream per slot, seeded from the same ``SeedSequence``.
 """
@@ -117,6 +117,8 @@ class BatchEngine:
         self.arng = np.zeros(batch_size, np.uint64)
         self.legal_counts = np.zeros(batch_size, np.int64)
         self._masks = np.zeros((batch_size, self.num_actions), np.int8)
+        self._masks_view = self._masks.view()  # read-only: step() validates against this buffer
+        self._masks_view.flags.writeable = False
         self._legal = np.zeros((batch_size, self.num_actions), np.uint8)
         self._all = np.arange(batch_size, dtype=np.int64)
         self._movers = np.full(batch_size, -1, np.int64)  # "the seat to move" for every game
@@ -193,12 +195,13 @@ class BatchEngine:
     def masks(self) -> np.ndarray:
         """(B, num_actions) int8 legal-action masks of the seat to move; rows of games over are 0.
 
-        Returns the engine's own buffer, overwritten by the next call (copy it
-        to keep it). The number of legal actions per game is left in
-        :attr:`legal_counts`, the ids themselves in :attr:`legal_ids`.
+        Returns a read-only view of the engine's own buffer (which :meth:`step`
+        validates against), overwritten by the next call: copy it to keep it.
+        The number of legal actions per game is left in :attr:`legal_counts`,
+        the ids themselves in :attr:`legal_ids`.
         """
         K.batch_masks(self.hot, self.cf, self._masks, self._legal, self.legal_counts)
-        return self._masks
+        return self._masks_view
 
     def observations(self, seats: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """(B, obs_size) float32 observations; ``seats`` per game (default: the seat to move)."""
@@ -234,13 +237,18 @@ class BatchEngine:
         end of its game or is illegal, an error naming the slot and the move is
         raised and no game changes.
         """
-        rows_arr = self._all if rows is None else _as_rows(rows, self.batch_size)
+        if rows is None:
+            rows_arr = self._all
+        else:
+            rows_arr = _as_rows(rows, self.batch_size)
+            if np.unique(rows_arr).size != rows_arr.size:
+                raise ValueError(f"a slot may take one action per step, got slots {rows_arr.tolist()}")
         acts = np.asarray(actions)
         if acts.shape != rows_arr.shape or (acts.size and acts.dtype.kind not in "iu"):
             raise ValueError(f"actions must be {rows_arr.shape[0]} ints, got {acts!r}")
         if acts.dtype != np.int64:
             acts = acts.astype(np.int64)
-        if not K.batch_check(self.hot, self.cf, self._masks, rows_arr, acts, self._err):
+        if not K.batch_check(self.hot, self.cf, self._masks, self._legal, self.legal_counts, rows_arr, acts, self._err):
             i = int(self._err[0])
             self._raise(int(rows_arr[i]), int(acts[i]), int(self._err[1]))
         K.batch_apply(self.hot, self.cold, self.turn, self.pcg, self.cf, rows_arr, acts)
@@ -263,12 +271,13 @@ class BatchEngine:
         return out
 
     def random_legal(self) -> np.ndarray:
-        """A uniformly random legal action in every game (from the last :meth:`masks`); -1 for games over.
+        """A uniformly random legal action in every game; -1 for games over.
 
         Drawn from each slot's agent stream, as the in-engine RandomAgent does.
+        Reuses the legal lists of the last :meth:`masks` for games unchanged since.
         """
         out = np.empty(self.batch_size, np.int64)
-        K.batch_random_legal(self._legal, self.legal_counts, self.arng, out)
+        K.batch_random_legal(self.hot, self.cf, self._masks, self._legal, self.legal_counts, self.arng, out)
         return out
 
     # ------------------------------------------------------------ bridge

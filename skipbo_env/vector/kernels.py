@@ -691,15 +691,14 @@ def batch_observe_rows(hot, turn, cf, tab, rows, seats, out):
 
 
 @njit(cache=True)
-def batch_check(hot, cf, masks, rows, actions, err):
+def batch_check(hot, cf, masks, legal, counts, rows, actions, err):
     """Validate ``actions[i]`` for game ``rows[i]``; on the first bad one set ``err`` = (i, code), return False.
 
     The mask buffer row is reused while the game has not changed since
-    :func:`batch_masks` (flag ``G_FRESH``), else recomputed. Codes: 1 action
-    id out of range, 2 game over, 3 not legal here.
+    :func:`batch_masks` (flag ``G_FRESH``), else recomputed with its legal
+    list. Codes: 1 action id out of range, 2 game over, 3 not legal here.
     """
     na = cf[C_NA]
-    legal = np.empty(na, np.uint8)
     for i in range(rows.shape[0]):
         a = actions[i]
         b = rows[i]
@@ -712,7 +711,7 @@ def batch_check(hot, cf, masks, rows, actions, err):
             err[1] = 2
             return False
         if hot[b, G_FRESH] == 0:
-            legal_actions(hot, cf, b, masks[b], legal)
+            counts[b] = legal_actions(hot, cf, b, masks[b], legal[b])
             hot[b, G_FRESH] = 1
         if masks[b, a] == 0:
             err[0] = i
@@ -740,9 +739,13 @@ def batch_agent_actions(hot, cf, arng, kind, out):
 
 
 @njit(cache=True)
-def batch_random_legal(legal, counts, arng, out):
-    """A uniformly random entry of each row ``legal[b, :counts[b]]``; -1 where the count is 0."""
-    for b in range(legal.shape[0]):
+def batch_random_legal(hot, cf, masks, legal, counts, arng, out):
+    """A uniformly random legal action per game (-1 for games over), from the mask buffer's legal
+    lists, recomputed first for games changed since :func:`batch_masks`."""
+    for b in range(hot.shape[0]):
+        if hot[b, G_FRESH] == 0:
+            counts[b] = legal_actions(hot, cf, b, masks[b], legal[b])
+            hot[b, G_FRESH] = 1
         c = counts[b]
         out[b] = np.int64(legal[b, agent_below(arng, b, c)]) if c else -1
 

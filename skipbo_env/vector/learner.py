@@ -111,6 +111,8 @@ class LearnerBatch:
         illegal_action: str = "raise",
         reward_shaping: bool = False,
     ) -> None:
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
         n = config.num_players
         if learner_seat is not None and (type(learner_seat) is not int or not 0 <= learner_seat < n):
             raise ConfigError("learner_seat", f"must be None or an int in 0..{n - 1}, got {learner_seat!r}")
@@ -147,7 +149,8 @@ class LearnerBatch:
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponents (same spec as the constructor); games in progress continue with them."""
-        self.seat_kind, self.callbacks = _opponent_kinds(opponents, self.config, np.random.SeedSequence())
+        seq = np.random.SeedSequence(int(self.rng.integers(2**63)))
+        self.seat_kind, self.callbacks = _opponent_kinds(opponents, self.config, seq)
         self._opponent_specs = opponents
 
     # ------------------------------------------------------------ API
