@@ -202,3 +202,15 @@ def test_corrupt_and_mismatched_checkpoints_fail_clearly(tmp_path):
     with pytest.raises(CheckpointError, match="observation shape"):
         run_training(load_run_config(run_dir, {"total_timesteps": 256}), resume_dir=run_dir, progress=False)
     assert train.main(["--resume", str(tmp_path / "nowhere")]) == 2
+
+
+def test_batched_engine_switch(tmp_path):
+    """vec_env: batched trains on the compiled engine, opponents redrawn per rollout."""
+    data = tiny(tmp_path, vec_env="batched", n_envs=8)
+    data["opponents"] = {"mix": {"random": 1, "greedy": 1}, "selfplay_weight": 0.5, "selfplay_every": 128}
+    cfg = TrainConfig.from_dict(data)
+    summary = run_training(cfg, progress=False)
+    run_dir = Path(summary["run_dir"])
+    assert summary["timesteps"] >= 256
+    assert (run_dir / "best.zip").is_file()
+    assert list((run_dir / "pool").glob("snapshot_*.zip"))

@@ -56,10 +56,21 @@ def evaluation_lineup(model_file: str, opponent: str, cfg: TrainConfig) -> list[
 
 # ============================================================== building
 def make_vec_env(cfg: TrainConfig, weights: dict[str, float], seed: int):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    """The vectorised training environment, wrapped in ``VecMonitor`` for episode statistics.
+
+    ``subproc``/``dummy``: ``n_envs`` :class:`~skipbo_env.training.envs.OpponentDrawEnv`
+    processes (or one process), each drawing its opponents per episode.
+    ``batched``: one :class:`skipbo_env.vector.SkipBoVecEnv` of ``n_envs`` games
+    sharing one set of opponents, redrawn from the weights at every rollout
+    (see :class:`BatchedOpponents`).
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     if cfg.vec_env == "batched":
-        raise ConfigError("vec_env", "the batched engine is not wired into train.py yet; use subproc or dummy")
+        from ..vector import make_vec_env as make_batched
+
+        venv = make_batched(cfg.game, cfg.n_envs, opponents="random", seed=seed, reward_shaping=cfg.reward_shaping)
+        return VecMonitor(venv)
     from .envs import make_training_env
 
     def factory(rank: int):
@@ -71,7 +82,39 @@ def make_vec_env(cfg: TrainConfig, weights: dict[str, float], seed: int):
     fns = [factory(i) for i in range(cfg.n_envs)]
     venv = SubprocVecEnv(fns) if cfg.vec_env == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
     venv.seed(seed)
-    return venv
+    return VecMonitor(venv)
+
+
+class BatchedOpponents:
+    """Opponent draws for the batched engine, whose games share one set of opponents.
+
+    At the start of every rollout each opponent seat is drawn from the weights
+    (the trainer's own generator, seeded from the run seed and the step count);
+    snapshot paths become :class:`agents.ppo.PPOAgent` callbacks (cached).
+    """
+
+    def __init__(self, cfg: TrainConfig, seed: int) -> None:
+        self.cfg = cfg
+        self.rng = np.random.default_rng(seed)
+        self.weights: dict[str, float] = {}
+        self._snapshots: dict[str, Any] = {}
+
+    def draw(self, venv) -> None:
+        specs = list(self.weights)
+        p = np.asarray([self.weights[s] for s in specs], dtype=np.float64)
+        picks = self.rng.choice(len(specs), size=self.cfg.game.num_players - 1, p=p / p.sum())
+        venv.env_method("set_opponents", [self._agent(specs[i]) for i in picks], indices=[0])
+
+    def _agent(self, spec: str) -> Any:
+        from agents import AGENTS
+
+        if spec in AGENTS:
+            return spec
+        if spec not in self._snapshots:
+            from agents.ppo import PPOAgent
+
+            self._snapshots[spec] = PPOAgent(spec, self.cfg.game)
+        return self._snapshots[spec]
 
 
 def build_model(cfg: TrainConfig, venv, run_dir: Path, resume_from: Path | None):
@@ -153,6 +196,8 @@ class Trainer:
         self._trim_metrics()
         seed = cfg.seed + self.state.timesteps  # a resumed run continues on fresh env streams
         self.venv = make_vec_env(cfg, opponent_weights(cfg, self.state), seed)
+        self.batched = BatchedOpponents(cfg, seed) if cfg.vec_env == "batched" else None
+        self._set_weights()
         try:
             self.model = build_model(cfg, self.venv, self.run_dir, self.resume_from)
             from stable_baselines3.common.logger import configure
@@ -207,7 +252,18 @@ class Trainer:
         for old in pool_dir.glob("snapshot_*.zip"):
             if str(old) not in self.state.pool:
                 old.unlink(missing_ok=True)
-        self.venv.env_method("set_weights", opponent_weights(self.cfg, self.state))
+        self._set_weights()
+
+    def _set_weights(self) -> None:
+        weights = opponent_weights(self.cfg, self.state)
+        if self.batched is not None:
+            self.batched.weights = weights  # drawn at the next rollout start
+        else:
+            self.venv.env_method("set_weights", weights)
+
+    def on_rollout_start(self) -> None:
+        if self.batched is not None:
+            self.batched.draw(self.venv)
 
     def _evaluated_at(self, timesteps: int) -> bool:
         if not self.metrics_path.exists():
@@ -255,7 +311,7 @@ class Trainer:
         stage = stages[st.stage]
         if all(self.last_eval.get(name, 0.0) >= stage.promote_at for name in stage.opponents):
             st.stage += 1
-            self.venv.env_method("set_weights", opponent_weights(self.cfg, st))
+            self._set_weights()
 
     def _trim_metrics(self) -> None:
         """On resume, drop evaluation rows newer than the checkpoint (they will be redone)."""
@@ -298,6 +354,9 @@ def _make_callback_class():
             cfg = self.trainer.cfg
             self.bar = tqdm(total=cfg.total_timesteps, initial=self.model.num_timesteps, unit="step",
                             disable=not self.trainer.progress, dynamic_ncols=True, smoothing=0.05)
+
+        def _on_rollout_start(self) -> None:
+            self.trainer.on_rollout_start()
 
         def _on_step(self) -> bool:
             steps = self.model.num_timesteps
