@@ -276,7 +276,7 @@ class Trainer:
 
         cfg, st = self.cfg, self.state
         steps = int(self.model.num_timesteps)
-        eval_file = self.run_dir / ".eval_model.zip"
+        eval_file = self.run_dir / f".eval_model_{steps:010d}.zip"  # unique: tournament workers cache agents by path
         self.model.save(eval_file)
         rows = []
         for opponent in cfg.eval.agents:
