@@ -214,3 +214,14 @@ def test_batched_engine_switch(tmp_path):
     assert summary["timesteps"] >= 256
     assert (run_dir / "best.zip").is_file()
     assert list((run_dir / "pool").glob("snapshot_*.zip"))
+
+
+def test_behaviour_cloning_warm_start(tmp_path):
+    """pretrain.teacher: the policy imitates the teacher before PPO; evaluated at step 0."""
+    data = tiny(tmp_path, total_timesteps=128)
+    data["pretrain"] = {"teacher": "greedy", "opponents": {"random": 1}, "games": 6, "epochs": 2, "batch_size": 64}
+    summary = run_training(TrainConfig.from_dict(data), progress=False)
+    run_dir = Path(summary["run_dir"])
+    stats = json.loads((run_dir / "pretrain.json").read_text())
+    assert stats["samples"] > 100 and 0 <= stats["heldout_accuracy"] <= 1
+    assert [int(r["timesteps"]) for r in rows(run_dir)][::2] == [0, 128]

@@ -134,6 +134,30 @@ class EvalSettings:
 
 
 @dataclass(frozen=True)
+class PretrainSettings:
+    """Optional behaviour-cloning warm start before PPO (skipbo_env/training/pretrain.py)."""
+
+    teacher: str | None = None
+    """Scripted agent whose decisions the fresh policy imitates first; ``None`` (default) skips pretraining."""
+    opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0, "heuristic": 1.0})
+    """Agent name -> weight of the teacher's opponents in the demonstration games."""
+    games: int = 1000
+    """Demonstration games."""
+    epochs: int = 5
+    """Passes over the demonstrations."""
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    """Adam step size of the cloning phase."""
+
+    def __post_init__(self) -> None:
+        _check_weights("pretrain.opponents", self.opponents)
+        _positive("pretrain.games", self.games)
+        _positive("pretrain.epochs", self.epochs)
+        _positive("pretrain.batch_size", self.batch_size)
+        _positive("pretrain.learning_rate", self.learning_rate)
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """A training run: MaskablePPO on the single-agent env against scripted opponents."""
 
@@ -156,6 +180,7 @@ class TrainConfig:
     ppo: PPOSettings = field(default_factory=PPOSettings)
     opponents: OpponentSettings = field(default_factory=OpponentSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+    pretrain: PretrainSettings = field(default_factory=PretrainSettings)
 
     def __post_init__(self) -> None:
         if not self.name or "/" in self.name or self.name.startswith("."):
@@ -170,6 +195,8 @@ class TrainConfig:
             names |= set(stage.opponents)
         from agents import AGENTS  # scripted names only: checkpoints enter through self-play
 
+        if self.pretrain.teacher is not None:
+            names |= {self.pretrain.teacher} | set(self.pretrain.opponents)
         for name in sorted(names | set(self.eval.agents)):
             if name not in AGENTS:
                 raise ConfigError("opponents", f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}")

@@ -203,9 +203,11 @@ class Trainer:
             from stable_baselines3.common.logger import configure
 
             self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
-            remaining = cfg.total_timesteps - self.model.num_timesteps
             self._session_start = time.perf_counter()
             self._wall_base = self.state.wall_seconds
+            if self.resume_from is None and cfg.pretrain.teacher is not None:
+                self._pretrain()
+            remaining = cfg.total_timesteps - self.model.num_timesteps
             if remaining > 0:
                 callback = _RunCallback(self)
                 self.model.learn(total_timesteps=remaining, reset_num_timesteps=False, callback=callback)
@@ -219,6 +221,22 @@ class Trainer:
         plot_learning_curve(self.metrics_path, self.run_dir / "learning_curve.png")
         return {"timesteps": self.model.num_timesteps, "wall_seconds": self.state.wall_seconds,
                 "best_score": self.state.best_score, "run_dir": str(self.run_dir)}
+
+    def _pretrain(self) -> None:
+        """Behaviour cloning of the teacher, then an evaluation at step 0 (the curve's first point)."""
+        import json
+
+        from .pretrain import collect, fit
+
+        p = self.cfg.pretrain
+        demos = collect(self.cfg.game, p.teacher, p.opponents, p.games, self.cfg.seed, self.cfg.ppo.gamma,
+                        self.cfg.reward_shaping, progress=self.progress)
+        stats = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, self.cfg.seed, progress=self.progress)
+        stats["seconds"] = round(self.wall_seconds(), 1)
+        (self.run_dir / "pretrain.json").write_text(json.dumps(stats, indent=2), encoding="utf-8")
+        for key, value in stats.items():
+            self.model.logger.record(f"pretrain/{key}", value)
+        self._evaluate()
 
     def wall_seconds(self) -> float:
         return self._wall_base + time.perf_counter() - self._session_start
