@@ -26,7 +26,7 @@ from skipbo_env.rules import ConfigError, GameConfig
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
+        description="Seat-balanced, deal-paired tournaments between Skip-Bo agents (see docs/baselines.md).",
         epilog="Example: python evaluate.py --agents heuristic greedy --games 2000 --seed 0",
     )
     parser.add_argument(
@@ -57,6 +57,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def default_run_name(labels: tuple[str, ...], config: GameConfig, seed: int) -> str:
+    """``<agents>-<players>p[-partner][-short|-stockN][-nowilddiscard][-muststock][-limitN]-seed<seed>``."""
+    parts = ["-".join(labels), f"{config.num_players}p"]
+    if config.partner_game:
+        parts.append("partner")
+    if config.short_game:
+        parts.append("short")
+    elif config.stock_size != GameConfig(num_players=config.num_players).stock_size:
+        parts.append(f"stock{config.stock_size}")
+    if not config.allow_wild_discard:
+        parts.append("nowilddiscard")
+    if config.must_play_stock:
+        parts.append("muststock")
+    if config.turn_limit != GameConfig().turn_limit:
+        parts.append(f"limit{config.turn_limit}")
+    parts.append(f"seed{seed}")
+    return "-".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -73,15 +92,20 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         parser.error(str(exc))
     bar = None
-    if not args.no_progress:
-        from tqdm import tqdm
 
-        bar = tqdm(total=args.games, unit="game", file=sys.stderr, smoothing=0.1)
+    def progress(done: int) -> None:
+        nonlocal bar
+        if bar is None:  # opened once the tournament's arguments are checked
+            from tqdm import tqdm
+
+            bar = tqdm(total=args.games, unit="game", file=sys.stderr, smoothing=0.1)
+        bar.update(done)
+
     start = time.perf_counter()
     try:
         result = run_tournament(
             args.agents, config, games=args.games, seed=args.seed, workers=args.workers,
-            records_dir=args.save_records, progress=None if bar is None else bar.update,
+            records_dir=args.save_records, progress=None if args.no_progress else progress,
         )
     except ValueError as exc:
         parser.error(str(exc))
@@ -89,9 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
-    out = args.out or os.path.join(
-        "runs", "evaluate", f"{'-'.join(result.labels)}-{config.num_players}p-seed{args.seed}"
-    )
+    out = args.out or os.path.join("runs", "evaluate", default_run_name(result.labels, config, args.seed))
     extra = {"wall_seconds": wall, "workers": args.workers or os.cpu_count(), "argv": sys.argv[1:]}
     paths = write_outputs(result, out, extra)
     print(markdown(result))

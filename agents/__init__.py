@@ -2,8 +2,9 @@
 
 * ``make_agent(name, config, seed)`` builds a scripted agent by name
   (:data:`AGENTS`: ``random``, ``greedy``, ``heuristic``).
-* ``load_agent(spec, config, seed)`` takes a scripted name or the path of a
-  trained ``MaskablePPO`` checkpoint (``.zip``) and returns the agent.
+* ``load_agent(spec, config, seed)`` takes a scripted name, the path of a
+  trained ``MaskablePPO`` checkpoint (``.zip``) or of an RLlib checkpoint
+  directory (``train_rllib.py``; needs the ``rllib`` extra) and returns the agent.
 
 See docs/agents.md.
 """
@@ -43,7 +44,8 @@ def is_checkpoint_spec(spec: str | os.PathLike) -> bool:
 
 
 def load_agent(spec: str | os.PathLike, config: GameConfig, seed: int | None = None) -> Agent:
-    """The agent that ``spec`` names: a key of ``AGENTS`` or a MaskablePPO checkpoint path.
+    """The agent that ``spec`` names: a key of ``AGENTS``, a MaskablePPO checkpoint path,
+    or an RLlib checkpoint directory (one holding ``rllib_checkpoint.json``).
 
     Raises:
         ValueError: an unknown name (the message lists the known ones), or a
@@ -55,6 +57,10 @@ def load_agent(spec: str | os.PathLike, config: GameConfig, seed: int | None = N
         raise ValueError(f"an agent spec must be a name or a path, got {spec!r}")
     if isinstance(spec, str) and spec in AGENTS:
         return make_agent(spec, config, seed)
+    if Path(spec).is_dir() and (Path(spec) / "rllib_checkpoint.json").is_file():
+        from skipbo_env.rllib.agent import RLlibAgent  # needs the rllib extra
+
+        return RLlibAgent(spec, config, seed)
     if is_checkpoint_spec(spec):
         from .ppo import PPOAgent
 

@@ -20,8 +20,10 @@ opponent most, later ones less, since the piles change before they move);
 piles from which the partner can reach theirs count for it; wilds spent
 without reaching a stock card cost (spare wilds for the stock); cards
 played from discard piles and from the hand earn a little (unblocked piles,
-a sooner refill). The discard builds descending runs and keeps the hand
-cards that bridge a building pile to the own stock top.
+a sooner refill). When few cards are left to draw, danger counts less and
+every play and completed pile counts more, so that cards return to the
+draw pile (R19) instead of the game stalling. The discard builds descending
+runs and keeps the hand cards that bridge a building pile to the own stock top.
 
 Only the first move of the best sequence is played. While the following
 observations match what the plan predicted (after hand plays, which reveal
@@ -89,7 +91,7 @@ class HeuristicWeights:
     """The same for the agent's own next draw."""
     seat_decay: float = 0.5
     """Weight of each further seat relative to the one before (the piles change between)."""
-    dry_cards: float = 30.0
+    dry_cards: float = 50.0
     """The deck runs dry below this many cards to draw (draw plus completed pile): from there
     to an empty deck, the dry terms below grow linearly, so that cards keep flowing and the
     game does not stall (R23)."""

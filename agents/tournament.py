@@ -270,8 +270,9 @@ def run_tournament(
         workers: processes; ``None`` uses every core, ``1`` plays in this process.
         records_dir: if given, one :class:`skipbo_env.records.GameRecord`
             JSON per game is written there as ``game_NNNNNN.json``.
-        progress: called with the number of games just finished (e.g. a
-            tqdm bar's ``update``).
+        progress: called with 0 once the arguments are checked and the games
+            start, then with the number of games just finished (e.g. a tqdm
+            bar's ``update``).
 
     Raises:
         ValueError: bad agents (unknown name, bad checkpoint), too many agents
@@ -301,6 +302,8 @@ def run_tournament(
         Path(records_dir).mkdir(parents=True, exist_ok=True)
         rdir = os.fspath(records_dir)
     results: list[GameResult | None] = [None] * games
+    if progress is not None:
+        progress(0)
     chunk = max(1, min(50, games // (workers * 8) or 1))
     tasks = [
         (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir)

@@ -358,6 +358,15 @@ def test_ppo_checkpoint_for_other_sizes_is_refused(tiny_checkpoint, tmp_path):
         load_agent(four, GameConfig(num_players=4, partner_game=True))
 
 
+def test_ppo_checkpoint_plays_in_a_tournament(tiny_checkpoint):
+    from agents.tournament import run_tournament
+
+    config = GameConfig(short_game=True, turn_limit=20)
+    result = run_tournament([str(tiny_checkpoint), "greedy"], config, games=2, seed=0, workers=1)
+    assert result.labels == ("tiny", "greedy") and len(result.games) == 2
+    assert [a.seat_counts for a in result.agents] == [(1, 1), (1, 1)]
+
+
 def test_non_checkpoint_file_is_refused(tmp_path):
     bad = tmp_path / "notes.zip"
     bad.write_text("not a model")
