@@ -137,6 +137,7 @@ def state_dict(
         "completed": completed_cards,
         "current_player": current,
         "turn": turn,
+        "moves": turn,
         "winner": winner,
         "rng": rng_to_dict(np.random.default_rng(seed + 1)),
     }

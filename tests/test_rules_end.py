@@ -133,3 +133,21 @@ def test_r23_random_games_end_by_the_limit_when_stalled():
         assert state.turn == 40 or state.winner is not None
         truncated += state.truncated
     assert truncated >= 15
+
+
+def test_r23_move_limit_ends_an_endless_turn():
+    """R23 (decision, docs/rules.md): a player who never stops playing cycles cards for ever inside
+    one turn; the move limit truncates such a game even though the turn counter is stuck."""
+    from skipbo_env.encoding import action_mask, decode_action
+
+    config = GameConfig(num_players=2, move_limit=2000)
+    state = new_game(config, seed=0)
+    turns = []
+    while not state.is_over:
+        lowest = int(action_mask(state.legal_moves(), config).nonzero()[0][0])
+        state.apply(decode_action(lowest, config))
+        turns.append(state.turn)
+    assert state.moves == 2000 and state.truncated and state.winner is None
+    assert state.turn < config.turn_limit and turns[-1000:] == [turns[-1]] * 1000  # stuck in one turn
+    with pytest.raises(GameOverError, match="move limit"):
+        state.apply(state.legal_moves()[0] if state.legal_moves() else END_TURN)

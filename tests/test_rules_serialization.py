@@ -176,6 +176,7 @@ def _winner_and_truncated(d):
     d["stocks"][0] = []
     d["winner"] = 0
     d["turn"] = d["config"]["turn_limit"]
+    d["moves"] = d["turn"]
 
 
 def _partner_with_3(d):

@@ -14,6 +14,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 SHORT_GAME_STOCK = 10  # R26
 DEFAULT_TURN_LIMIT = 1000
+DEFAULT_MOVE_LIMIT = 20_000
 
 
 def default_stock_size(num_players: int, short_game: bool = False) -> int:
@@ -56,6 +57,11 @@ class GameConfig:
             random generator (R9).
         turn_limit: after this many completed turns the game ends as truncated
             with no winner (R23).
+        move_limit: after this many moves (plays, discards, end turns) the game
+            ends as truncated with no winner. It bounds a game in which one
+            player keeps playing within a single turn, cycling cards through
+            refills (R15) and reshuffles (R19), where the turn limit alone
+            would never be reached (docs/rules.md).
     """
 
     num_players: int = 2
@@ -66,6 +72,7 @@ class GameConfig:
     must_play_stock: bool = False
     first_player: int | None = None
     turn_limit: int = DEFAULT_TURN_LIMIT
+    move_limit: int = DEFAULT_MOVE_LIMIT
 
     def __post_init__(self) -> None:
         _check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
@@ -92,6 +99,7 @@ class GameConfig:
         if self.first_player is not None:
             _check_int("first_player", self.first_player, 0, self.num_players - 1)
         _check_int("turn_limit", self.turn_limit, 1, None)
+        _check_int("move_limit", self.move_limit, 1, None)
 
     # ------------------------------------------------------------------ seats
     @property

@@ -34,6 +34,7 @@ KEYS = (
     "completed",
     "current_player",
     "turn",
+    "moves",
     "winner",
     "rng",
 )
@@ -54,6 +55,7 @@ def state_to_dict(state) -> dict[str, Any]:
         "completed": list(state.completed),
         "current_player": state.current,
         "turn": state.turn,
+        "moves": state.moves,
         "winner": state.winner,
         "rng": rng_to_dict(state.rng),
     }
@@ -181,6 +183,7 @@ def state_from_dict(data: Any):
         raise StateError("completed", f"holds {len(completed)} cards, not a multiple of {PILE_COMPLETE} (R13)")
     current = _index("current_player", data["current_player"], 0, n - 1)
     turn = _index("turn", data["turn"], 0, config.turn_limit)
+    moves = _index("moves", data["moves"], turn, config.move_limit)  # every turn ends with a move
     winner = data["winner"]
     if winner is not None:
         winner = _index("winner", winner, 0, n - 1)
@@ -207,7 +210,7 @@ def state_from_dict(data: Any):
             c[card] += 1
         hand_counts.append(c)
     return GameState(
-        config, draw_pile, hand_counts, stocks, discards, building, completed, current, turn, winner, rng
+        config, draw_pile, hand_counts, stocks, discards, building, completed, current, turn, winner, rng, moves
     )
 
 

@@ -64,6 +64,7 @@ class GameState:
         completed: cards of finished building piles (R13), face down.
         current: the seat to move.
         turn: number of completed turns.
+        moves: number of moves applied in the game (bounded by ``config.move_limit``).
         winner: the seat whose play won the game (R22, R27), or ``None``.
         rng: the game's own generator, used to shuffle the completed pile (R19).
     """
@@ -78,6 +79,7 @@ class GameState:
         "completed",
         "current",
         "turn",
+        "moves",
         "winner",
         "rng",
         "_legal",
@@ -96,6 +98,7 @@ class GameState:
         turn: int,
         winner: int | None,
         rng: np.random.Generator,
+        moves: int = 0,
     ) -> None:
         self.config = config
         self.draw_pile = draw_pile
@@ -106,6 +109,7 @@ class GameState:
         self.completed = completed
         self.current = current
         self.turn = turn
+        self.moves = moves
         self.winner = winner
         self.rng = rng
         self._legal: list[Move] | None = None
@@ -113,13 +117,16 @@ class GameState:
     # ------------------------------------------------------------- status
     @property
     def truncated(self) -> bool:
-        """True when the turn limit ended the game without a winner (R23)."""
-        return self.winner is None and self.turn >= self.config.turn_limit
+        """True when the turn limit (R23) or the move limit ended the game without a winner."""
+        return self.winner is None and self._limit_reached()
 
     @property
     def is_over(self) -> bool:
         """True once the game is won or truncated."""
-        return self.winner is not None or self.turn >= self.config.turn_limit
+        return self.winner is not None or self._limit_reached()
+
+    def _limit_reached(self) -> bool:
+        return self.turn >= self.config.turn_limit or self.moves >= self.config.move_limit
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -196,6 +203,7 @@ class GameState:
             self._end_turn()
         else:
             self._end_turn()  # R21
+        self.moves += 1  # may reach config.move_limit: the game is then over (truncated)
 
     def _play(self, seat: int, move: Play) -> None:
         source = move.source
@@ -260,7 +268,9 @@ class GameState:
     def _over_reason(self) -> str:
         if self.winner is not None:
             return f"the game is over: seat {self.winner} won"
-        return f"the game is over: truncated at the turn limit ({self.config.turn_limit})"
+        if self.turn >= self.config.turn_limit:
+            return f"the game is over: truncated at the turn limit ({self.config.turn_limit})"
+        return f"the game is over: truncated at the move limit ({self.config.move_limit})"
 
     def _explain(self, move: object) -> str:
         """Why a move is illegal here (only called once it is known to be)."""
@@ -320,6 +330,7 @@ class GameState:
             self.turn,
             self.winner,
             rng,
+            self.moves,
         )
 
     def view(self, seat: int):  # -> SeatView (import cycle avoided)
