@@ -1,0 +1,36 @@
+"""Glue between ``skipbo_v0`` and Ray RLlib (optional extra: ``pip install ".[rllib]"``).
+
+* :class:`SkipBoRLlibEnv` / :func:`register`: RLlib's PettingZoo wrapper
+  around ``skipbo_env.env(**config)``, with the observation keys RLlib's
+  masking module reads.
+* :class:`ScriptedRLModule`: our scripted agents as fixed RLModules.
+* :func:`build_ppo_config`, :func:`save`: masked PPO, self-play or against
+  scripted agents (used by ``train_rllib.py``).
+* :class:`RLlibAgent`: a trained checkpoint behind ``act(observation) -> int``.
+
+See docs/scaling.md.
+"""
+
+from __future__ import annotations
+
+from .agent import RLlibAgent, RLlibCheckpointError, is_rllib_checkpoint
+from .env import ENV_NAME, SkipBoRLlibEnv, env_creator, register
+from .modules import MaskedPPOModule, ScriptedRLModule
+from .training import LEARNER, META_FILE, build_ppo_config, make_mapping_fn, save
+
+__all__ = [
+    "ENV_NAME",
+    "LEARNER",
+    "META_FILE",
+    "MaskedPPOModule",
+    "RLlibAgent",
+    "RLlibCheckpointError",
+    "ScriptedRLModule",
+    "SkipBoRLlibEnv",
+    "build_ppo_config",
+    "env_creator",
+    "is_rllib_checkpoint",
+    "make_mapping_fn",
+    "register",
+    "save",
+]

@@ -1,0 +1,111 @@
+"""RLlibAgent: a policy trained by ``train_rllib.py`` behind ``act(observation) -> int``.
+
+It loads only the trained RLModule from the checkpoint (no Ray cluster, no
+algorithm, no env runners), so ``evaluate.py`` and the tournament can seat it
+next to scripted and SB3 agents.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skipbo_env.encoding import num_actions, observation_layout
+from skipbo_env.rules import GameConfig
+
+from .training import LEARNER, META_FILE
+
+MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
+"""Where the RLModules lie inside an RLlib algorithm checkpoint."""
+
+
+class RLlibCheckpointError(ValueError):
+    """A directory that cannot serve as an RLlib agent for this game configuration."""
+
+    def __init__(self, path: str | os.PathLike, problem: str) -> None:
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+def is_rllib_checkpoint(path: str | os.PathLike) -> bool:
+    """True when ``path`` is a directory holding an RLlib algorithm checkpoint."""
+    p = Path(path)
+    return p.is_dir() and (p / "rllib_checkpoint.json").is_file()
+
+
+class RLlibAgent:
+    """Plays the most probable legal action of the trained masked-PPO module.
+
+    ``act`` runs the module's inference pass on one observation and takes the
+    arg-max of the logits over the legal actions only, so it is deterministic;
+    :meth:`seed` exists for the protocol and changes nothing.
+
+    Raises:
+        RLlibCheckpointError: ``checkpoint`` is not an RLlib checkpoint, lacks
+            the module, or was trained for other observation/action sizes.
+    """
+
+    def __init__(
+        self,
+        checkpoint: str | os.PathLike,
+        config: GameConfig,
+        seed: int | None = None,
+        module_id: str | None = None,
+    ) -> None:
+        import torch
+        from ray.rllib.core.rl_module import RLModule
+
+        self.path = Path(checkpoint)
+        self.config = config
+        if not is_rllib_checkpoint(self.path):
+            raise RLlibCheckpointError(self.path, "not a directory holding an RLlib checkpoint")
+        meta_path = self.path / META_FILE
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        self.module_id = module_id or meta.get("module_id", LEARNER)
+        module_path = self.path / MODULE_DIR / self.module_id
+        if not module_path.is_dir():
+            raise RLlibCheckpointError(self.path, f"no RLModule {self.module_id!r} under {MODULE_DIR}")
+        try:
+            self.module = RLModule.from_checkpoint(str(module_path))
+        except Exception as exc:  # RLlib raises many kinds for a bad checkpoint
+            raise RLlibCheckpointError(
+                self.path, f"cannot load RLModule ({type(exc).__name__}: {exc})"
+            ) from exc
+        self.module.eval()
+        space = self.module.observation_space
+        want_obs, want_actions = observation_layout(config).size, num_actions(config)
+        got_obs = space["observations"].shape if "observations" in getattr(space, "spaces", {}) else None
+        got_actions = getattr(self.module.action_space, "n", None)
+        if got_obs != (want_obs,) or got_actions != want_actions:
+            raise RLlibCheckpointError(
+                self.path,
+                f"module spaces (observation {got_obs}, actions {got_actions}) do not match this game's "
+                f"(({want_obs},), {want_actions}) ({config.num_players} players, "
+                f"partner_game={config.partner_game})",
+            )
+        self._torch = torch
+
+    def seed(self, seed: int | None = None) -> None:
+        """No randomness to seed: :meth:`act` is deterministic."""
+
+    def act(self, observation: Mapping[str, Any]) -> int:
+        """The legal action with the highest logit; ``ValueError`` when no action is legal."""
+        mask = np.asarray(observation["action_mask"])
+        if not mask.any():
+            raise ValueError("no legal action: the action mask is all zeros (is this seat to move?)")
+        torch = self._torch
+        vec = torch.as_tensor(np.asarray(observation["observation"], dtype=np.float32))[None]
+        batch = {
+            "obs": {"observations": vec, "action_mask": torch.as_tensor(mask, dtype=torch.float32)[None]}
+        }
+        with torch.no_grad():
+            out = self.module.forward_inference(batch)
+        logits = out["action_dist_inputs"][0].numpy().astype(np.float64)
+        logits[mask == 0] = -np.inf
+        return int(np.argmax(logits))

@@ -1,0 +1,92 @@
+"""``skipbo_v0`` for RLlib: RLlib's own PettingZoo wrapper plus a key rename.
+
+RLlib's :class:`~ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv` turns
+the AEC env into a ``MultiAgentEnv`` (one agent acts per step; the seats'
+final rewards are reported when the game ends). RLlib's action-masking
+module (``ActionMaskingTorchRLModule``) expects each observation as
+``{"observations": ..., "action_mask": float}``; our AEC env gives
+``{"observation": float32, "action_mask": int8}``. :class:`SkipBoRLlibEnv`
+renames the key and casts the mask, nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.tune.registry import register_env
+
+import skipbo_env
+
+ENV_NAME = "skipbo_v0"
+"""Name under which :func:`register` makes the env known to RLlib."""
+
+
+def rllib_observation(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Our AEC observation as RLlib's masking module reads it.
+
+    ``{"observation": vec, "action_mask": int8}`` becomes
+    ``{"observations": vec, "action_mask": float32}``.
+    """
+    return {
+        "observations": np.asarray(obs["observation"], dtype=np.float32),
+        "action_mask": np.asarray(obs["action_mask"], dtype=np.float32),
+    }
+
+
+def rllib_observation_space(space: spaces.Dict) -> spaces.Dict:
+    """The observation space matching :func:`rllib_observation`."""
+    box = space["observation"]
+    n = space["action_mask"].shape[0]
+    return spaces.Dict(
+        {
+            "observations": spaces.Box(box.low, box.high, dtype=np.float32),
+            "action_mask": spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
+        }
+    )
+
+
+class SkipBoRLlibEnv(PettingZooEnv):
+    """``skipbo_env.env(**env_config)`` as an RLlib multi-agent env.
+
+    ``env_config`` is passed unchanged to :func:`skipbo_env.env` (number of
+    players, partner game, short game, turn limit, reward shaping, ...), so a
+    bad key fails with the env's own :class:`~skipbo_env.rules.ConfigError`.
+    Agent ids are the AEC env's ``player_0`` .. ``player_{n-1}``.
+    """
+
+    def __init__(self, env_config: Mapping[str, Any] | None = None) -> None:
+        super().__init__(skipbo_env.env(**dict(env_config or {})))
+        self.observation_spaces = {
+            aid: rllib_observation_space(space) for aid, space in self.observation_spaces.items()
+        }
+        self.observation_space = spaces.Dict(self.observation_spaces)
+        # PettingZooEnv takes the agent ids from a set; keep the seat order.
+        self.agents = list(self.env.possible_agents)
+        self.possible_agents = list(self.env.possible_agents)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs, infos = super().reset(seed=seed, options=options)
+        return {aid: rllib_observation(o) for aid, o in obs.items()}, infos
+
+    def step(self, action):
+        obs, rewards, terminateds, truncateds, infos = super().step(action)
+        return {aid: rllib_observation(o) for aid, o in obs.items()}, rewards, terminateds, truncateds, infos
+
+
+def env_creator(env_config: Mapping[str, Any] | None = None) -> SkipBoRLlibEnv:
+    """The creator registered with RLlib (``env_config`` is RLlib's ``EnvContext``, a dict)."""
+    return SkipBoRLlibEnv(env_config)
+
+
+def register() -> str:
+    """Register :data:`ENV_NAME` with Ray Tune's env registry and return the name.
+
+    Each process that builds an algorithm must call it; env runners on other
+    nodes receive the registration through Ray.
+    """
+    register_env(ENV_NAME, env_creator)
+    return ENV_NAME

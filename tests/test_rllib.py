@@ -1,0 +1,252 @@
+"""Ray RLlib glue (issue 8): env wrapper, seat mapping, a short local training run,
+legality of the trained policy, and its evaluation through evaluate.py.
+
+Skipped unless the ``rllib`` extra is installed. The training test starts a
+local Ray instance with 2 env runners on a tiny game (3-card stocks, 60-turn
+limit, 300-step batches); it takes about a minute on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+import ray  # noqa: E402
+import torch  # noqa: E402
+
+import evaluate  # noqa: E402
+import skipbo_env  # noqa: E402
+from agents import load_agent  # noqa: E402
+from agents.tournament import run_tournament  # noqa: E402
+from skipbo_env.encoding import observe  # noqa: E402
+from skipbo_env.rllib import (  # noqa: E402
+    LEARNER,
+    META_FILE,
+    RLlibAgent,
+    RLlibCheckpointError,
+    SkipBoRLlibEnv,
+    build_ppo_config,
+    make_mapping_fn,
+    save,
+)
+from skipbo_env.rules import GameConfig, IllegalMoveError, new_game  # noqa: E402
+
+TINY = {"num_players": 3, "stock_size": 3, "turn_limit": 60}
+
+
+# ------------------------------------------------------------ no Ray needed
+def test_env_wrapper_gives_rllib_keys_and_plays_a_game():
+    env = SkipBoRLlibEnv({"num_players": 4, "partner_game": True, "stock_size": 2, "turn_limit": 40})
+    assert env.possible_agents == [f"player_{i}" for i in range(4)]
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    steps, done = 0, False
+    while not done:
+        ((agent, o),) = obs.items()  # one agent acts per step
+        assert set(o) == {"observations", "action_mask"}
+        assert o["action_mask"].dtype == np.float32 and o["observations"].dtype == np.float32
+        assert env.observation_spaces[agent].contains(o)
+        legal = np.flatnonzero(o["action_mask"])
+        obs, rewards, terms, truncs, _ = env.step({agent: int(rng.choice(legal))})
+        done = terms["__all__"] or truncs["__all__"]
+        steps += 1
+        if not done:
+            assert len(obs) == 1
+    assert steps > 10
+    if terms["__all__"]:  # partner game: +1 to both partners of one team, -1 to the others
+        assert sorted(rewards.values()) == [-1, -1, 1, 1]
+
+
+def test_env_wrapper_is_seeded():
+    a, b = SkipBoRLlibEnv(TINY), SkipBoRLlibEnv(TINY)
+    obs_a, _ = a.reset(seed=5)
+    obs_b, _ = b.reset(seed=5)
+    for _ in range(30):
+        assert obs_a.keys() == obs_b.keys()
+        ((agent, o),) = obs_a.items()
+        assert np.array_equal(o["observations"], obs_b[agent]["observations"])
+        action = {agent: int(np.flatnonzero(o["action_mask"])[-1])}
+        obs_a, obs_b = a.step(action)[0], b.step(action)[0]
+
+
+def test_bad_env_config_fails_with_the_envs_error():
+    with pytest.raises(ValueError, match="max_cycles"):
+        SkipBoRLlibEnv({"max_cycles": 10})
+
+
+def test_mapping_self_play_and_vs_scripted():
+    config = GameConfig(num_players=4, partner_game=True)
+    selfplay = make_mapping_fn(config, ())
+    assert {selfplay(f"player_{i}") for i in range(4)} == {LEARNER}
+    vs = make_mapping_fn(config, ("greedy", "random"))
+    sides = set()
+    for k in range(20):
+        episode = type("Ep", (), {"id_": f"episode-{k}"})()
+        mods = [vs(f"player_{i}", episode) for i in range(4)]
+        learner = tuple(i for i, m in enumerate(mods) if m == LEARNER)
+        assert learner in ((0, 2), (1, 3))  # partners together
+        others = [m for m in mods if m != LEARNER]
+        assert others == ["scripted_greedy", "scripted_random"]
+        sides.add(learner)
+        assert [vs(f"player_{i}", episode) for i in range(4)] == mods  # stable within an episode
+    assert len(sides) == 2  # the learner plays both sides across episodes
+
+
+def test_config_rejects_bad_opponents_and_sizes():
+    with pytest.raises(ValueError, match="unknown opponent"):
+        build_ppo_config(TINY, opponents=("alphago",))
+    with pytest.raises(ValueError, match="train_batch_size"):
+        build_ppo_config(TINY, train_batch_size=0)
+
+
+def test_rllib_agent_rejects_a_non_checkpoint(tmp_path):
+    with pytest.raises(RLlibCheckpointError, match="not a directory holding an RLlib checkpoint"):
+        RLlibAgent(tmp_path, GameConfig())
+
+
+# ---------------------------------------------------------- local training
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """Self-play PPO trained for 2 iterations with 2 env runners on a local Ray instance."""
+    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    algo = None
+    try:
+        algo = build_ppo_config(
+            TINY,
+            num_env_runners=2,
+            train_batch_size=300,
+            minibatch_size=100,
+            num_epochs=2,
+            hidden=(64,),
+            seed=0,
+        ).build_algo()
+        results = [algo.train() for _ in range(2)]
+        path = save(algo, tmp_path_factory.mktemp("rllib") / "ckpt", TINY, ())
+    finally:
+        if algo is not None:
+            algo.stop()
+        ray.shutdown()
+    return path, results
+
+
+def test_training_samples_with_two_runners_and_saves(checkpoint):
+    path, results = checkpoint
+    runners = results[-1]["env_runners"]
+    assert runners["num_env_steps_sampled_lifetime"] >= 600
+    assert runners["num_episodes_lifetime"] >= 1
+    assert results[-1]["learners"][LEARNER]["num_module_steps_trained"] > 0
+    meta = json.loads((path / META_FILE).read_text())
+    assert meta == {"env_config": TINY, "module_id": LEARNER, "opponents": []}
+
+
+def test_trained_policy_only_takes_legal_actions(checkpoint):
+    path, _ = checkpoint
+    config = GameConfig.from_dict(TINY)
+    agent = RLlibAgent(path, config)
+    # greedy actions: 5 full games on the raw env, which raises on an illegal move
+    for seed in range(5):
+        env = skipbo_env.raw_env(**TINY)
+        env.reset(seed=seed)
+        for _name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs)
+            assert obs["action_mask"][action] == 1
+            env.step(action)  # IllegalMoveError would fail the test
+    # sampled (exploration) actions of the masked module: never an illegal one
+    state = new_game(config, seed=11)
+    vecs, masks = [], []
+    rng = np.random.default_rng(0)
+    while not state.is_over and len(vecs) < 200:
+        o = observe(state, state.current)
+        vecs.append(o["observation"])
+        masks.append(o["action_mask"].astype(np.float32))
+        state.apply(state.legal_moves()[rng.integers(len(state.legal_moves()))])
+    mask_t = torch.as_tensor(np.array(masks))
+    batch = {"obs": {"observations": torch.as_tensor(np.array(vecs)), "action_mask": mask_t.clone()}}
+    with torch.no_grad():
+        logits = agent.module.forward_exploration(batch)["action_dist_inputs"]
+    samples = torch.distributions.Categorical(logits=logits).sample((50,))  # 50 draws per row
+    assert bool(torch.gather(mask_t.expand(50, -1, -1), 2, samples[..., None]).all())
+
+
+def test_rllib_agent_protocol_and_errors(checkpoint):
+    path, _ = checkpoint
+    config = GameConfig.from_dict(TINY)
+    agent = load_agent(str(path), config)  # a checkpoint directory -> RLlibAgent
+    assert isinstance(agent, RLlibAgent)
+    state = new_game(config, seed=0)
+    obs = observe(state, state.current)
+    assert agent.act(obs) == agent.act(obs)  # deterministic
+    idle = observe(state, (state.current + 1) % config.num_players)
+    with pytest.raises(ValueError, match="all zeros"):
+        agent.act(idle)
+    with pytest.raises(RLlibCheckpointError, match="do not match"):
+        RLlibAgent(path, GameConfig(num_players=2, stock_size=3))
+    with pytest.raises(IllegalMoveError):  # sanity: the raw env does raise on illegal moves
+        env = skipbo_env.raw_env(**TINY)
+        env.reset(seed=0)
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0]))
+
+
+def test_evaluated_against_random_through_evaluate_py(checkpoint, tmp_path, capsys):
+    path, _ = checkpoint
+    config = GameConfig.from_dict(TINY)
+    result = run_tournament([str(path), "random"], config, games=12, seed=0, workers=1)
+    assert len(result.games) == 12 and [a.games for a in result.agents] == [12, 12]
+    assert result.labels[1] == "random"
+    rc = evaluate.main(
+        [
+            "--agents",
+            str(path),
+            "random",
+            "--games",
+            "12",
+            "--players",
+            "3",
+            "--stock-size",
+            "3",
+            "--turn-limit",
+            "60",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "eval"),
+            "--no-progress",
+        ]
+    )
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "random" in out and path.name in out
+
+
+def test_train_rllib_script_partner_game_vs_scripted(tmp_path, capsys):
+    """The script end to end: partner game, learner team vs scripted greedy, sampling in the driver."""
+    import train_rllib
+
+    out = tmp_path / "teams"
+    argv = ["--env", "num_players=4", "--env", "partner_game=true", "--env", "stock_size=2"]
+    argv += ["--env", "turn_limit=40", "--opponents", "greedy", "--iterations", "1", "--num-env-runners", "0"]
+    argv += ["--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1", "--hidden", "32"]
+    assert train_rllib.main([*argv, "--out", str(out)]) == 0
+    line = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert line["iteration"] == 1 and line["env_steps"] >= 200
+    assert set(line["return_mean"]) == {LEARNER, "scripted_greedy"}
+    config = GameConfig(num_players=4, partner_game=True, stock_size=2, turn_limit=40)
+    result = run_tournament([str(out), "greedy"], config, games=4, seed=1, workers=1)
+    assert len(result.games) == 4
+
+
+def test_train_rllib_script_rejects_bad_input(capsys):
+    import train_rllib
+
+    assert train_rllib.main(["--env", "num_players"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
+    assert train_rllib.main(["--env", "num_players=9", "--num-env-runners", "0"]) == 2
+    assert "num_players" in capsys.readouterr().err
