@@ -76,7 +76,7 @@ def fused_rate(engine: BatchEngine, with_obs: bool, seconds: float) -> float:
     def run():
         start = time.perf_counter()
         K.rollout_random(
-            engine.hot, engine.cold, engine.turn, engine.pcg, engine.cf, engine.tab, engine.arng,
+            engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.tab, engine.arng,
             rounds, masks, obs, with_obs,
         )
         return rounds * engine.batch_size, time.perf_counter() - start

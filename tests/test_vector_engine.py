@@ -4,12 +4,14 @@
   from the same deals (``new_game`` -> ``to_dict`` -> ``BatchEngine.load``),
   the same random legal move in both; after every decision the legal-action
   mask, the observation vector of every seat (bit for bit) and the exported
-  state dict (generator state included) must be equal. 1,020 dealt games
+  state dict (generator state included) must be equal. 1,060 dealt games
   over 2–6 players, short, partner and variant games, plus hand-built
   positions for the rare transitions (R20, R21, partner wins, completions
-  right before a reshuffle). It then checks that wins, truncations,
-  reshuffles (R19), short draws (R20), mid-turn refills (R15) and empty-hand
-  end turns (R21) all happened.
+  right before a reshuffle). It then checks that wins, truncations (turn
+  limit and move limit), reshuffles (R19), short draws (R20), mid-turn
+  refills (R15) and empty-hand end turns (R21) all happened.
+* The move limit: a game stuck in one endless turn is truncated at exactly
+  the same move by both engines.
 * The numpy PCG64 protocol of the kernels (deals and reshuffles agree by
   construction), bad input, the in-engine agents, lazy import.
 """
@@ -45,7 +47,7 @@ vector = pytest.importorskip("skipbo_env.vector")
 BatchEngine = vector.BatchEngine
 K = pytest.importorskip("skipbo_env.vector.kernels")
 
-# (config fields, games): 1,020 games in all
+# (config fields, games): 1,060 games in all
 DIFFERENTIAL_CONFIGS = [
     ({"num_players": 2, "turn_limit": 40}, 150),
     ({"num_players": 2, "stock_size": 70, "turn_limit": 120}, 100),  # 17-card draw pile: many reshuffles
@@ -57,6 +59,7 @@ DIFFERENTIAL_CONFIGS = [
     ({"num_players": 5, "stock_size": 5, "turn_limit": 80, "first_player": 3}, 100),
     ({"num_players": 6, "partner_game": True, "stock_size": 4, "turn_limit": 100}, 120),
     ({"num_players": 6, "stock_size": 26, "turn_limit": 60, "must_play_stock": True}, 80),
+    ({"num_players": 3, "stock_size": 40, "move_limit": 150}, 40),  # truncated at the move limit
 ]
 PLAY_BIAS = 0.8
 """Probability of picking among the legal plays (when there is one) rather than among all legal moves:
@@ -101,6 +104,8 @@ def note_events(before: GameState, move, after: GameState, events: Counter) -> N
         events["win"] += 1
     if after.truncated:
         events["truncated"] += 1
+        if after.moves >= after.config.move_limit:
+            events["move limit"] += 1
 
 
 def play_differential(states: list[GameState], rng: np.random.Generator, events: Counter) -> int:
@@ -204,9 +209,63 @@ def test_differential_covered_the_rare_transitions(events):
     """Runs after the differential tests: every transition of interest was met many times."""
     if events["games"] < 1000:
         pytest.skip("run together with the differential tests")
-    for name in ("win", "truncated", "reshuffle R19", "short draw R20", "refill R15", "end turn R21",
-                 "partner stock play"):
+    for name in ("win", "truncated", "move limit", "reshuffle R19", "short draw R20", "refill R15",
+                 "end turn R21", "partner stock play"):
         assert events[name] >= 20, f"{name} happened only {events[name]} times: {dict(events)}"
+
+
+# --------------------------------------------------------------------- move limit
+def test_move_limit_truncates_the_endless_turn_like_the_rules_core():
+    """Always playing the lowest legal action id plays hand cards (wilds too) and never discards: from
+    move 311 of this 2-player deal the cards cycle hand -> building pile -> completed pile -> draw pile
+    -> hand (R13, R15, R19) and the turn never ends. Both engines stop at exactly ``move_limit`` moves,
+    truncated, in equal states; a move after that is refused by both."""
+    limit = 600
+    config = GameConfig(num_players=2, move_limit=limit)
+    state = new_game(config, seed=0)
+    engine = BatchEngine(config, 2, seed=0)
+    engine.load(0, state.to_dict())
+    turns_at = {}
+    while not state.is_over:
+        masks = engine.masks()
+        assert not engine.done[0]
+        action = int(np.flatnonzero(masks[0])[0])
+        legal = state.legal_moves()
+        move = min(legal, key=lambda m: encode_action(m, config))
+        assert action == encode_action(move, config)
+        state.apply(move)
+        engine.step(np.array([action]), rows=[0])
+        assert engine.export(0) == state.to_dict(), f"state differs at move {state.moves}"
+        turns_at[state.moves] = state.turn
+    assert state.moves == limit and state.truncated and state.winner is None
+    assert state.turn < config.turn_limit
+    assert turns_at[320] == turns_at[limit]  # stuck in one turn: only the move limit ends the game
+    assert engine.status.tolist()[0] == 2 and engine.done[0] and int(engine.moves[0]) == limit
+    assert engine.masks()[0].sum() == 0
+    assert engine.to_state(0).truncated
+    with pytest.raises(GameOverError, match="move limit"):
+        state.apply(move)
+    with pytest.raises(GameOverError, match="slot 0"):
+        engine.step(np.array([action]), rows=[0])
+    engine.reset([0])  # a new game starts from zero moves
+    assert int(engine.moves[0]) == 0 and engine.export(0)["moves"] == 0 and not engine.done[0]
+
+
+def test_move_limit_counts_every_move_and_loads_midway():
+    """A loaded game keeps its move count; the move that reaches the limit still ends the turn and
+    refills the next seat's hand (R10) before the game is over."""
+    config = GameConfig(num_players=2, move_limit=8)
+    data = state_dict(2, hands={0: [1, 5, 5, 5, 5], 1: [6, 6]}, turn=3, move_limit=8)
+    data["moves"] = 7
+    engine = BatchEngine(config, 1, seed=0)
+    engine.load(0, data)
+    assert engine.export(0) == data and int(engine.moves[0]) == 7
+    state = GameState.from_dict(data)
+    discard = next(m for m in state.legal_moves() if not isinstance(m, Play))  # a discard: ends the turn
+    state.apply(discard)
+    engine.step(np.array([encode_action(discard, config)]))
+    assert state.truncated and state.moves == 8 and state.current == 1 and state.hand_size(1) == 5
+    assert engine.export(0) == state.to_dict() and engine.status.tolist() == [2]
 
 
 # --------------------------------------------------------------------- PCG64 protocol

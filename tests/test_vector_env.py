@@ -266,6 +266,47 @@ def test_sb3_vec_env_masks_autoreset_and_seeding():
         vector.make_vec_env(None, 2, learner=1)
 
 
+# ------------------------------------------------------------------ move limit
+MOVE_LIMIT = 120
+
+
+def lowest_actions(masks: np.ndarray) -> np.ndarray:
+    """The lowest legal action id per game: plays hand cards (wilds too) and never discards while it can
+    play, which can keep one turn going forever (cards cycle through reshuffles, R13, R15, R19)."""
+    return masks.astype(bool).argmax(axis=1)
+
+
+def test_move_limit_truncates_in_both_vector_envs():
+    """Games reaching ``move_limit`` end truncated with reward 0: ``truncations`` in Gymnasium,
+    ``TimeLimit.truncated`` in SB3. Turns never reach the turn limit here (turn <= moves < 120 < 1000)."""
+    config = GameConfig(num_players=2, move_limit=MOVE_LIMIT)
+    envs = vector.SkipBoVectorEnv(config, 4, opponents="random", learner_seat=0)
+    obs, infos = envs.reset(seed=3)
+    engine = envs.batch.engine
+    truncated = 0
+    for _ in range(400):
+        before = engine.moves.copy()
+        assert (before < MOVE_LIMIT).all()
+        obs, rewards, terminations, truncations, infos = envs.step(lowest_actions(infos["action_mask"]))
+        assert not (terminations & truncations).any()
+        assert (terminations | truncations)[before == MOVE_LIMIT - 1].all()  # the learner's move hit the limit
+        assert (rewards[truncations] == 0).all()
+        truncated += int(truncations.sum())
+    assert truncated >= 8
+    envs.close()
+
+    env = vector.make_vec_env(config, 4, "random", learner_seat=0, seed=3)
+    env.reset()
+    flags = []
+    for _ in range(400):
+        obs, rewards, dones, infos = env.step(lowest_actions(env.action_masks()))
+        for i in np.flatnonzero(dones):
+            flags.append(infos[i]["TimeLimit.truncated"])
+            if flags[-1]:
+                assert rewards[i] == 0
+    assert sum(flags) >= 8
+
+
 def test_maskable_ppo_learns_a_few_steps():
     from sb3_contrib import MaskablePPO
 

@@ -50,6 +50,7 @@ def _config_array(config: GameConfig) -> np.ndarray:
     cf[K.C_NA] = num_actions(config)
     cf[K.C_SC] = config.stock_size + 4 * K.CAP
     cf[K.C_OBS] = observation_layout(config).size
+    cf[K.C_MOVE_LIMIT] = config.move_limit
     return cf
 
 
@@ -92,7 +93,7 @@ class BatchEngine:
 
     Attributes (arrays are live; change games only through the methods):
         config, batch_size, num_actions, obs_size.
-        hot, cold, turn, pcg, arng, cf, tab: the kernels' arrays (see :mod:`.kernels`).
+        hot, cold, turn, moves, pcg, arng, cf, tab: the kernels' arrays (see :mod:`.kernels`).
         legal_counts: number of legal actions per game, as of the last :meth:`masks`.
     """
 
@@ -113,6 +114,7 @@ class BatchEngine:
         self.hot = np.zeros((batch_size, K.G_SEATS + n * K.SEAT_HOT), np.uint8)
         self.cold = np.zeros((batch_size, K.K_SEATS + n * int(self.cf[K.C_SC])), np.uint8)
         self.turn = np.zeros(batch_size, np.int64)
+        self.moves = np.zeros(batch_size, np.int64)
         self.pcg = np.zeros((batch_size, 6), np.uint64)
         self.arng = np.zeros(batch_size, np.uint64)
         self.legal_counts = np.zeros(batch_size, np.int64)
@@ -162,7 +164,7 @@ class BatchEngine:
     # ------------------------------------------------------------ status
     @property
     def status(self) -> np.ndarray:
-        """Per game: 0 running, 1 won, 2 truncated at the turn limit."""
+        """Per game: 0 running, 1 won, 2 truncated (at the turn limit or the move limit)."""
         return self.hot[:, K.G_DONE].copy()
 
     @property
@@ -190,7 +192,7 @@ class BatchEngine:
         """Deal new games in ``slots`` (default all): indexes or a bool mask."""
         which = np.zeros(self.batch_size, np.int8)
         which[_as_rows(slots, self.batch_size)] = 1
-        K.batch_deal(self.hot, self.cold, self.turn, self.pcg, self.cf, which)
+        K.batch_deal(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, which)
 
     def masks(self) -> np.ndarray:
         """(B, num_actions) int8 legal-action masks of the seat to move; rows of games over are 0.
@@ -251,7 +253,7 @@ class BatchEngine:
         if not K.batch_check(self.hot, self.cf, self._masks, self._legal, self.legal_counts, rows_arr, acts, self._err):
             i = int(self._err[0])
             self._raise(int(rows_arr[i]), int(acts[i]), int(self._err[1]))
-        K.batch_apply(self.hot, self.cold, self.turn, self.pcg, self.cf, rows_arr, acts)
+        K.batch_apply(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, rows_arr, acts)
 
     def _raise(self, slot: int, action: int, code: int) -> None:
         if code == 1:
@@ -327,6 +329,7 @@ class BatchEngine:
         self.hot[slot] = hot
         self.cold[slot] = cold
         self.turn[slot] = state.turn
+        self.moves[slot] = state.moves
         self._set_pcg(slot, raw)
 
     def export(self, slot: int) -> dict:
@@ -359,6 +362,7 @@ class BatchEngine:
             "completed": cold[K.K_COMP : K.K_COMP + hot[K.G_COMPN]],
             "current_player": hot[K.G_CUR],
             "turn": int(self.turn[slot]),
+            "moves": int(self.moves[slot]),
             "winner": None if hot[K.G_WIN] == 0 else hot[K.G_WIN] - 1,
             "rng": {
                 "bit_generator": "PCG64",

@@ -16,6 +16,8 @@ Data layout (structure of arrays, one row per game, ``uint8`` cards/counts):
   the rules core: building piles, draw pile, completed pile, and per seat the
   stock and four discard piles.
 * ``turn[B]`` ``int64``: completed turns.
+* ``moves[B]`` ``int64``: moves applied in the game (``GameState.moves``); the
+  game is truncated when it reaches the move limit, like at the turn limit.
 * ``pcg[B, 6]`` ``uint64``: each game's numpy ``PCG64`` generator state
   (state hi/lo, increment hi/lo, ``has_uint32``, ``uinteger``). Deals and
   completed-pile reshuffles (R19) draw from it exactly as numpy's
@@ -54,7 +56,7 @@ A_PDISC = 129
 # hot row: meta
 G_CUR = 0  # seat to move
 G_WIN = 1  # winner seat + 1, 0 while none
-G_DONE = 2  # 0 running, 1 won, 2 truncated (R23)
+G_DONE = 2  # 0 running, 1 won, 2 truncated (turn limit R23, or move limit)
 G_DRAWN = 3  # draw pile size
 G_COMPN = 4  # completed pile size
 G_BN = 5  # 4 building pile sizes (= the value each pile shows)
@@ -87,7 +89,8 @@ C_FIRST = 6  # first player, -1 = drawn from the game's generator (R9)
 C_NA = 7  # number of actions
 C_SC = 8  # cold seat block width (S + 4 * CAP)
 C_OBS = 9  # observation size
-CF_SIZE = 10
+C_MOVE_LIMIT = 10  # move limit: the game is truncated after this many moves
+CF_SIZE = 11
 
 # observation constants (skipbo_env.encoding)
 OBS_SEAT_WIDTH = 185
@@ -256,7 +259,7 @@ def _refill(hot, cold, pcg, cf, b, seat):
 
 
 @njit(cache=True)
-def deal(hot, cold, turn, pcg, cf, b):
+def deal(hot, cold, turn, moves, pcg, cf, b):
     """Deal a new game in slot ``b`` from its generator, as ``rules.new_game`` does (R6-R10)."""
     n = cf[C_N]
     first = cf[C_FIRST]
@@ -283,6 +286,7 @@ def deal(hot, cold, turn, pcg, cf, b):
     hot[b, G_DRAWN] = top
     hot[b, G_CUR] = first
     turn[b] = 0
+    moves[b] = 0
     _refill(hot, cold, pcg, cf, b, first)
 
 
@@ -409,8 +413,22 @@ def _side_stocks_empty(hot, cf, b, seat):
 
 
 @njit(cache=True)
-def apply_action(hot, cold, turn, pcg, cf, b, action):
-    """Apply one LEGAL action of the seat to move (unchecked: callers validate external actions)."""
+def apply_action(hot, cold, turn, moves, pcg, cf, b, action):
+    """Apply one LEGAL action of the seat to move (unchecked: callers validate external actions).
+
+    As ``GameState.apply``: the whole transition first (refills, end of turn,
+    the next seat's refill), then the move count goes up by one; a game that
+    reaches the move limit without a winner is then over, truncated.
+    """
+    _transition(hot, cold, turn, pcg, cf, b, action)
+    moves[b] += 1
+    if moves[b] >= cf[C_MOVE_LIMIT] and hot[b, G_DONE] == 0:
+        hot[b, G_DONE] = 2
+
+
+@njit(cache=True)
+def _transition(hot, cold, turn, pcg, cf, b, action):
+    """The state change of one legal action, without the move count."""
     hot[b, G_FRESH] = 0
     seat = np.int64(hot[b, G_CUR])
     o = hot_base(seat)
@@ -655,11 +673,11 @@ def agent_choice(hot, cf, arng, b, kind, legal, count):
 
 # ============================================================== batch kernels
 @njit(cache=True)
-def batch_deal(hot, cold, turn, pcg, cf, which):
+def batch_deal(hot, cold, turn, moves, pcg, cf, which):
     """Deal new games in the slots where ``which`` is nonzero."""
     for b in range(hot.shape[0]):
         if which[b]:
-            deal(hot, cold, turn, pcg, cf, b)
+            deal(hot, cold, turn, moves, pcg, cf, b)
 
 
 @njit(cache=True)
@@ -721,10 +739,10 @@ def batch_check(hot, cf, masks, legal, counts, rows, actions, err):
 
 
 @njit(cache=True)
-def batch_apply(hot, cold, turn, pcg, cf, rows, actions):
+def batch_apply(hot, cold, turn, moves, pcg, cf, rows, actions):
     """Apply already validated actions: ``actions[i]`` in game ``rows[i]``."""
     for i in range(rows.shape[0]):
-        apply_action(hot, cold, turn, pcg, cf, rows[i], actions[i])
+        apply_action(hot, cold, turn, moves, pcg, cf, rows[i], actions[i])
 
 
 @njit(cache=True)
@@ -751,7 +769,7 @@ def batch_random_legal(hot, cf, masks, legal, counts, arng, out):
 
 
 @njit(cache=True)
-def batch_advance(hot, cold, turn, pcg, cf, arng, seat_kind, learner):
+def batch_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner):
     """Play the in-engine agents until each game waits for the learner or a callback seat, or ends.
 
     ``seat_kind[r]`` is the kind of the seat ``r`` places after the learner
@@ -769,13 +787,13 @@ def batch_advance(hot, cold, turn, pcg, cf, arng, seat_kind, learner):
             if kind != 1 and kind != 2:
                 break
             count = legal_actions(hot, cf, b, mask, legal)
-            apply_action(hot, cold, turn, pcg, cf, b, agent_choice(hot, cf, arng, b, kind, legal, count))
+            apply_action(hot, cold, turn, moves, pcg, cf, b, agent_choice(hot, cf, arng, b, kind, legal, count))
             played += 1
     return played
 
 
 @njit(cache=True)
-def rollout_random(hot, cold, turn, pcg, cf, tab, arng, rounds, masks, obs, with_obs):
+def rollout_random(hot, cold, turn, moves, pcg, cf, tab, arng, rounds, masks, obs, with_obs):
     """Benchmark kernel: ``rounds`` rounds of one random legal decision in every game.
 
     Each round computes every game's mask (and the mover's observation when
@@ -789,8 +807,8 @@ def rollout_random(hot, cold, turn, pcg, cf, tab, arng, rounds, masks, obs, with
             count = legal_actions(hot, cf, b, masks[b], legal)
             if with_obs:
                 observe_into(hot, turn, cf, tab, b, np.int64(hot[b, G_CUR]), obs[b])
-            apply_action(hot, cold, turn, pcg, cf, b, np.int64(legal[agent_below(arng, b, count)]))
+            apply_action(hot, cold, turn, moves, pcg, cf, b, np.int64(legal[agent_below(arng, b, count)]))
             if hot[b, G_DONE] != 0:
                 finished += 1
-                deal(hot, cold, turn, pcg, cf, b)
+                deal(hot, cold, turn, moves, pcg, cf, b)
     return finished

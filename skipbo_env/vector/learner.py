@@ -17,7 +17,7 @@ rewards, re-deals, illegal-action modes), for B games at once:
 * ``learner_seat``: a fixed seat, or ``None`` for a seat drawn for every new
   game from the batch's generator.
 * Reward: the learner's own, +1 when its side wins (partner game: its team),
-  -1 when another side wins, 0 on truncation; with ``reward_shaping`` also
+  -1 when another side wins, 0 on truncation (turn or move limit); with ``reward_shaping`` also
   ``skipbo_env.aec.STOCK_CARD_REWARD`` for each card the learner plays from
   its own (or its partner's) stock, as in the AEC env.
 * A game that ends before the learner's first move is dealt again (at most
@@ -235,7 +235,7 @@ class LearnerBatch:
                 if self.redeals[pending].max() > MAX_REDEALS:
                     raise RuntimeError(
                         f"{MAX_REDEALS} deals in a row ended before the learner's first move; "
-                        "raise stock_size or turn_limit"
+                        "raise stock_size, turn_limit or move_limit"
                     )
 
     def _advance(self) -> None:
@@ -243,7 +243,7 @@ class LearnerBatch:
         eng = self.engine
         while True:
             self.decisions += K.batch_advance(
-                eng.hot, eng.cold, eng.turn, eng.pcg, eng.cf, eng.arng, self.seat_kind, self.learner
+                eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self.seat_kind, self.learner
             )
             if not self.callbacks:
                 return

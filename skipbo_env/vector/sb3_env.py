@@ -17,7 +17,7 @@ encoding's table, masks through the ``action_masks`` method of every sub-env
 ``env_method``), and SB3's autoreset: when a game ends, ``dones[i]`` is
 True, ``infos[i]["terminal_observation"]`` holds the learner's last
 observation, ``infos[i]["TimeLimit.truncated"]`` says whether the turn limit
-ended it, and the returned observation is the next game's.
+or the move limit ended it, and the returned observation is the next game's.
 """
 
 from __future__ import annotations
