@@ -53,10 +53,8 @@ class SkipBoVectorEnv(VectorEnv):
         illegal_action: str = "raise",
         reward_shaping: bool = False,
     ) -> None:
-        if not isinstance(config, GameConfig):
-            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
-        self.config = config
         self.batch = LearnerBatch(config, num_envs, opponents, learner_seat, seed, illegal_action, reward_shaping)
+        self.config = config  # LearnerBatch has checked it
         self.num_envs = num_envs
         layout = observation_layout(config)
         self.single_observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)

@@ -90,10 +90,8 @@ class SkipBoVecEnv(VecEnv):
         illegal_action: str = "raise",
         reward_shaping: bool = False,
     ) -> None:
-        if not isinstance(config, GameConfig):
-            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
-        self.config = config
         self.batch = LearnerBatch(config, num_envs, opponents, learner_seat, seed, illegal_action, reward_shaping)
+        self.config = config  # LearnerBatch has checked it
         self._slots = [_Slot(self, i) for i in range(num_envs)]
         self._actions: np.ndarray | None = None
         self._started = False
