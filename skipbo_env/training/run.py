@@ -73,13 +73,10 @@ def make_vec_env(cfg: TrainConfig, weights: dict[str, float], seed: int):
         return VecMonitor(venv)
     from .envs import make_training_env
 
-    def factory(rank: int):
-        def build():
-            return make_training_env(cfg.game, weights, cfg.reward_shaping)
+    def build():
+        return make_training_env(cfg.game, weights, cfg.reward_shaping)
 
-        return build
-
-    fns = [factory(i) for i in range(cfg.n_envs)]
+    fns = [build] * cfg.n_envs
     venv = SubprocVecEnv(fns) if cfg.vec_env == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
     venv.seed(seed)
     return VecMonitor(venv)
@@ -94,30 +91,16 @@ class BatchedOpponents:
     """
 
     def __init__(self, cfg: TrainConfig, seed: int) -> None:
-        self.cfg = cfg
+        from .envs import OpponentDraws
+
         self.rng = np.random.default_rng(seed)
-        self.weights: dict[str, float] = {}
-        self._snapshots: dict[str, Any] = {}
+        self.draws = OpponentDraws(cfg.game, {"random": 1.0})  # the trainer sets the real weights
 
     def draw(self, venv) -> None:
-        specs = list(self.weights)
-        p = np.asarray([self.weights[s] for s in specs], dtype=np.float64)
-        picks = self.rng.choice(len(specs), size=self.cfg.game.num_players - 1, p=p / p.sum())
-        venv.env_method("set_opponents", [self._agent(specs[i]) for i in picks], indices=[0])
-
-    def _agent(self, spec: str) -> Any:
-        from agents import AGENTS
-
-        if spec in AGENTS:
-            return spec
-        if spec not in self._snapshots:
-            from agents.ppo import PPOAgent
-
-            self._snapshots[spec] = PPOAgent(spec, self.cfg.game)
-        return self._snapshots[spec]
+        venv.env_method("set_opponents", self.draws.draw(self.rng), indices=[0])
 
 
-def build_model(cfg: TrainConfig, venv, run_dir: Path, resume_from: Path | None):
+def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -199,7 +182,7 @@ class Trainer:
         self.batched = BatchedOpponents(cfg, seed) if cfg.vec_env == "batched" else None
         self._set_weights()
         try:
-            self.model = build_model(cfg, self.venv, self.run_dir, self.resume_from)
+            self.model = build_model(cfg, self.venv, self.resume_from)
             from stable_baselines3.common.logger import configure
 
             self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
@@ -275,7 +258,7 @@ class Trainer:
     def _set_weights(self) -> None:
         weights = opponent_weights(self.cfg, self.state)
         if self.batched is not None:
-            self.batched.weights = weights  # drawn at the next rollout start
+            self.batched.draws.set_weights(weights)  # drawn at the next rollout start
         else:
             self.venv.env_method("set_weights", weights)
 
