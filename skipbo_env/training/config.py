@@ -41,8 +41,15 @@ class PPOSettings:
     """Entropy bonus; keeps exploration among legal actions."""
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    policy: Literal["mlp", "scorer"] = "mlp"
+    """``mlp``: sb3's MlpPolicy (dense layers from the observation to 125 logits); ``scorer``: the
+    action-scoring policy of skipbo_env/training/policy.py (one shared network scores each action
+    from its card, pile and chain features)."""
     net_arch: tuple[int, ...] = (256, 256)
-    """Hidden layer sizes of the policy and value networks (separate networks)."""
+    """Hidden layer sizes of the policy and value networks (separate networks); with ``policy: scorer``
+    the sizes of its context and value networks."""
+    scorer_arch: tuple[int, ...] = (64, 32)
+    """Hidden layer sizes of the shared action scorer (``policy: scorer`` only)."""
     activation: Literal["tanh", "relu"] = "relu"
 
     def __post_init__(self) -> None:
@@ -60,6 +67,8 @@ class PPOSettings:
                 raise ConfigError(f"ppo.{name}", f"must be >= 0, got {getattr(self, name)}")
         if not self.net_arch or any(h < 1 for h in self.net_arch):
             raise ConfigError("ppo.net_arch", f"must be a non-empty list of positive sizes, got {self.net_arch}")
+        if not self.scorer_arch or any(h < 1 for h in self.scorer_arch):
+            raise ConfigError("ppo.scorer_arch", f"must be a non-empty list of positive sizes, got {self.scorer_arch}")
 
 
 @dataclass(frozen=True)
@@ -148,9 +157,21 @@ class PretrainSettings:
     batch_size: int = 512
     learning_rate: float = 1e-3
     """Adam step size of the cloning phase."""
+    dagger_rounds: int = 0
+    """DAgger rounds after the first fit: the policy plays ``dagger_games`` games at the learner's
+    seat, the teacher labels every position it reached, and the policy is fitted again on all
+    labels so far (``epochs`` passes). 0: plain behaviour cloning."""
+    dagger_games: int = 500
+    """Games per DAgger round."""
+    workers: int = 1
+    """Processes that play the demonstration and DAgger games (results do not depend on it)."""
 
     def __post_init__(self) -> None:
         _check_weights("pretrain.opponents", self.opponents)
+        if self.dagger_rounds < 0:
+            raise ConfigError("pretrain.dagger_rounds", f"must be >= 0, got {self.dagger_rounds}")
+        _positive("pretrain.dagger_games", self.dagger_games)
+        _positive("pretrain.workers", self.workers)
         _positive("pretrain.games", self.games)
         _positive("pretrain.epochs", self.epochs)
         _positive("pretrain.batch_size", self.batch_size)
@@ -172,6 +193,9 @@ class TrainConfig:
     vec_env: Literal["subproc", "dummy", "batched"] = "subproc"
     """``subproc``: SubprocVecEnv over SkipBo-v0; ``dummy``: DummyVecEnv (one process);
     ``batched``: the compiled batched engine (skipbo_env.vector)."""
+    threads: int = 1
+    """Torch threads of the learner process (the PPO updates and behaviour cloning); a run repeats
+    exactly for a fixed value. More than 1 pays with ``vec_env: batched`` and ``ppo.policy: scorer``."""
     reward_shaping: bool = False
     """The env's documented shaping switch (small reward per own stock card played)."""
     checkpoint_every: int = 20_000
@@ -189,6 +213,7 @@ class TrainConfig:
             raise ConfigError("seed", f"must be >= 0, got {self.seed}")
         _positive("total_timesteps", self.total_timesteps)
         _positive("n_envs", self.n_envs)
+        _positive("threads", self.threads)
         _positive("checkpoint_every", self.checkpoint_every)
         names = set(self.opponents.mix) if not self.opponents.curriculum else set()
         for stage in self.opponents.curriculum:

@@ -30,6 +30,71 @@ class Demonstrations:
     returns: np.ndarray
     wins: int
     games: int
+    agreed: int = 0
+    """Student decisions equal to the teacher's label (DAgger games only)."""
+
+    def __add__(self, other: Demonstrations) -> Demonstrations:
+        return Demonstrations(
+            np.concatenate([self.obs, other.obs]), np.concatenate([self.masks, other.masks]),
+            np.concatenate([self.actions, other.actions]), np.concatenate([self.returns, other.returns]),
+            self.wins + other.wins, self.games + other.games, self.agreed + other.agreed,
+        )
+
+
+@dataclass(frozen=True)
+class _Deal:
+    """Everything one demonstration game needs, drawn in the parent so that workers do not matter."""
+
+    learner: int
+    seats: tuple[str, ...]
+    agent_seeds: tuple[int, ...]
+    deal_seed: int
+
+
+def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | None, gamma: float,
+          shaping: bool) -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[float], int, int]:
+    """Play ``deals``; at the learner's seat the student (if any, else the teacher) moves and the teacher labels."""
+    import torch
+
+    from agents import load_agent, make_agent
+
+    if student is not None:
+        torch.set_num_threads(1)  # one process per core
+    obs_list, mask_list, act_list, ret_list = [], [], [], []
+    wins = agreed = 0
+    student_agent = None if student is None else load_agent(student, game)
+    for deal in deals:
+        agents = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds)]
+        state = new_game(game, seed=deal.deal_seed)
+        rewards: list[float] = []
+        while not state.is_over:
+            seat = state.current
+            o = observe(state, seat)
+            action = agents[seat].act(o)
+            if seat == deal.learner:
+                obs_list.append(o["observation"])
+                mask_list.append(o["action_mask"])
+                act_list.append(action)
+                if student_agent is not None:
+                    label, action = action, student_agent.act(o)
+                    agreed += action == label
+            move = decode_action(action, game)
+            state.apply(move)
+            if seat == deal.learner:
+                stock = isinstance(move, Play) and move.source in (Source.STOCK, Source.PARTNER_STOCK)
+                rewards.append(STOCK_CARD_REWARD if (shaping and stock) else 0.0)
+        if not rewards:
+            continue
+        if state.winner is not None:
+            won = deal.learner in state.winners
+            wins += won
+            rewards[-1] += 1.0 if won else -1.0
+        ret, out = 0.0, []
+        for r in reversed(rewards):
+            ret = r + gamma * ret
+            out.append(ret)
+        ret_list.extend(reversed(out))
+    return obs_list, mask_list, act_list, ret_list, wins, agreed
 
 
 def collect(
@@ -41,51 +106,59 @@ def collect(
     gamma: float,
     shaping: bool,
     progress: bool = True,
+    student: str | None = None,
+    workers: int = 1,
 ) -> Demonstrations:
-    """Play ``games`` games with ``teacher`` in a random seat and record its decisions."""
-    from tqdm import tqdm
+    """Play ``games`` games with the learner in a random seat and record the teacher's decision at each of its turns.
 
-    from agents import make_agent
+    Without ``student`` the teacher itself moves at the learner's seat
+    (behaviour cloning); with ``student`` (a checkpoint path) the student's
+    policy moves and the teacher only labels the positions the student
+    reaches (DAgger). The deals, seats and agent seeds are drawn from
+    ``seed`` before any game is played and the games are concatenated in
+    order, so the result does not depend on ``workers``.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
     specs = list(opponents)
     probs = np.asarray([opponents[s] for s in specs], dtype=np.float64)
     probs /= probs.sum()
-    obs_list, mask_list, act_list, ret_list = [], [], [], []
-    wins = 0
     n = game.num_players
-    for _ in tqdm(range(games), desc="pretrain: teacher games", unit="game", disable=not progress):
+    deals = []
+    for _ in range(games):
         learner = int(rng.integers(n))
-        agents = [make_agent(teacher if s == learner else specs[rng.choice(len(specs), p=probs)], game,
-                             seed=int(rng.integers(2**63))) for s in range(n)]
-        state = new_game(game, seed=int(rng.integers(2**63)))
-        rewards: list[float] = []
-        while not state.is_over:
-            seat = state.current
-            o = observe(state, seat)
-            action = agents[seat].act(o)
-            move = decode_action(action, game)
-            state.apply(move)
-            if seat == learner:
-                obs_list.append(o["observation"])
-                mask_list.append(o["action_mask"])
-                act_list.append(action)
-                stock = isinstance(move, Play) and move.source in (Source.STOCK, Source.PARTNER_STOCK)
-                rewards.append(STOCK_CARD_REWARD if (shaping and stock) else 0.0)
-        if not rewards:
-            continue
-        if state.winner is not None:
-            won = learner in state.winners
-            wins += won
-            rewards[-1] += 1.0 if won else -1.0
-        ret, out = 0.0, []
-        for r in reversed(rewards):
-            ret = r + gamma * ret
-            out.append(ret)
-        ret_list.extend(reversed(out))
+        seats = tuple(teacher if s == learner else specs[rng.choice(len(specs), p=probs)] for s in range(n))
+        agent_seeds = tuple(int(rng.integers(2**63)) for _ in range(n))
+        deals.append(_Deal(learner, seats, agent_seeds, int(rng.integers(2**63))))
+    chunk = 10
+    chunks = [deals[i:i + chunk] for i in range(0, games, chunk)]
+    desc = "pretrain: teacher games" if student is None else "pretrain: DAgger games"
+    bar = tqdm(total=games, desc=desc, unit="game", disable=not progress)
+    parts = []
+    if workers > 1:
+        import multiprocessing
+
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_play, game, teacher, c, student, gamma, shaping) for c in chunks]
+            for future, c in zip(futures, chunks):
+                parts.append(future.result())
+                bar.update(len(c))
+    else:
+        for c in chunks:
+            parts.append(_play(game, teacher, c, student, gamma, shaping))
+            bar.update(len(c))
+    bar.close()
+    obs = [o for part in parts for o in part[0]]
+    width = observe(new_game(game, seed=0), 0)["observation"].shape[0]
     return Demonstrations(
-        np.asarray(obs_list, dtype=np.float32), np.asarray(mask_list, dtype=bool),
-        np.asarray(act_list, dtype=np.int64), np.asarray(ret_list, dtype=np.float32), wins, games,
+        np.asarray(obs, dtype=np.float32).reshape(-1, width),
+        np.asarray([m for part in parts for m in part[1]], dtype=bool).reshape(len(obs), -1),
+        np.asarray([a for part in parts for a in part[2]], dtype=np.int64),
+        np.asarray([r for part in parts for r in part[3]], dtype=np.float32),
+        sum(part[4] for part in parts), games, sum(part[5] for part in parts),
     )
 
 

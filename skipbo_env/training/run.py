@@ -120,8 +120,17 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
         return model
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
     p = cfg.ppo
+    policy_kwargs: dict = {"activation_fn": activation}
+    if p.policy == "scorer":
+        from .policy import ScorerPolicy
+
+        policy: object = ScorerPolicy
+        policy_kwargs.update(context_arch=list(p.net_arch), value_arch=list(p.net_arch), scorer_arch=list(p.scorer_arch))
+    else:
+        policy = "MlpPolicy"
+        policy_kwargs["net_arch"] = list(p.net_arch)
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         venv,
         learning_rate=p.learning_rate,
         n_steps=p.n_steps,
@@ -133,7 +142,7 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
         ent_coef=p.ent_coef,
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
-        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": activation},
+        policy_kwargs=policy_kwargs,
         seed=cfg.seed,
         device="cpu",
         verbose=0,
@@ -173,7 +182,7 @@ class Trainer:
         import torch
 
         cfg = self.cfg
-        torch.set_num_threads(1)  # small networks; the env processes use the other cores
+        torch.set_num_threads(cfg.threads)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         cfg.save_yaml(self.run_dir / "config.yaml")
         self._trim_metrics()
@@ -212,12 +221,30 @@ class Trainer:
         from .pretrain import collect, fit
 
         p = self.cfg.pretrain
-        demos = collect(self.cfg.game, p.teacher, p.opponents, p.games, self.cfg.seed, self.cfg.ppo.gamma,
-                        self.cfg.reward_shaping, progress=self.progress)
-        stats = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, self.cfg.seed, progress=self.progress)
-        stats["seconds"] = round(self.wall_seconds(), 1)
+        cfg = self.cfg
+        demos = collect(cfg.game, p.teacher, p.opponents, p.games, cfg.seed, cfg.ppo.gamma,
+                        cfg.reward_shaping, progress=self.progress, workers=p.workers)
+        stats = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed, progress=self.progress)
+        rounds = [dict(stats, round=0, games=p.games, seconds=round(self.wall_seconds(), 1))]
+        for r in range(1, p.dagger_rounds + 1):
+            student = self.run_dir / f".dagger_student_{r}.zip"
+            self.model.save(student)
+            more = collect(cfg.game, p.teacher, p.opponents, p.dagger_games, cfg.seed + r, cfg.ppo.gamma,
+                           cfg.reward_shaping, progress=self.progress, student=str(student), workers=p.workers)
+            student.unlink()
+            demos = demos + more
+            stats = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed + r,
+                        progress=self.progress)
+            rounds.append(dict(stats, round=r, games=p.dagger_games,
+                               student_agreement=more.agreed / max(1, len(more.actions)),
+                               student_win_rate=more.wins / max(1, more.games),
+                               seconds=round(self.wall_seconds(), 1)))
+            if self.progress:
+                print(f"DAgger round {r}: student agreed with the teacher on {rounds[-1]['student_agreement']:.1%} "
+                      f"of its decisions, won {rounds[-1]['student_win_rate']:.1%}", flush=True)
+        stats = dict(rounds[-1], rounds=rounds)
         (self.run_dir / "pretrain.json").write_text(json.dumps(stats, indent=2), encoding="utf-8")
-        for key, value in stats.items():
+        for key, value in rounds[-1].items():
             self.model.logger.record(f"pretrain/{key}", value)
         self._evaluate()
 

@@ -1,0 +1,304 @@
+"""``ScorerPolicy``: a MaskablePPO policy that scores each action with one shared network.
+
+The default ``MlpPolicy`` maps the observation to 125 logits through dense
+layers, so it must learn from data which card fits which building pile, and
+how far a pile is from a stock top, for every action separately. This
+policy computes those relations exactly, in torch, from the observation
+vector alone (no extra input, so it works in every env of the package and
+with :class:`agents.ppo.PPOAgent` unchanged), and lets one small network
+score every action from them:
+
+* **per action** (a 144-wide feature row): the kind of move, the card it
+  moves (one-hot 14), the building pile it goes on (value before and after),
+  for that pile after the play the chain to the own stock top, the next
+  opponent's stock top and the partner's (numbers still missing, how many
+  of them the hand / the discard tops hold, whether the chain can be filled
+  now), the target discard pile of a discard (top, second card, size, and
+  whether the card continues a descending run), the card revealed under a
+  played discard top, how many copies of the card the hand holds, whether
+  the card bridges a pile to the own stock top and whether it fits a pile
+  now;
+* **context**: an MLP over the observation plus the same chain features of
+  the four piles as they are;
+* **logit** of an action = ``MLP(W_a · action_features + W_c · context)``,
+  the same weights for all actions; the mask of MaskablePPO then removes
+  the illegal ones.
+
+The value network is an MLP over the observation plus the per-pile chain
+features. ``docs/training.md`` describes the choice; ``ppo.policy: scorer``
+selects it in a training config.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from ..encoding import BUILD_SLOTS, CARD_SLOTS, observation_layout
+from ..rules import ALL_MOVES, WILD, Discard, GameConfig, Play, Source
+from ..rules.config import ConfigError
+from ..rules.moves import NUM_SOLO_MOVES
+
+SEAT_WIDTH = 185
+HEAD_WIDTH = 65
+GAP_CLASSES = 13
+"""Numbers missing between a pile and a target card: 0..11, or 12 for no target."""
+KINDS = (Source.HAND, Source.STOCK, Source.DISCARD, "discard", "end", Source.PARTNER_STOCK, Source.PARTNER_DISCARD)
+
+
+def game_of_spaces(obs_dim: int, n_actions: int) -> GameConfig:
+    """The table layout (players, partner game) behind an observation size and action count."""
+    players, rest = divmod(obs_dim - HEAD_WIDTH, SEAT_WIDTH)
+    if rest or not 2 <= players <= 6 or n_actions not in (NUM_SOLO_MOVES, len(ALL_MOVES)):
+        raise ValueError(f"observation size {obs_dim} with {n_actions} actions is not a Skip-Bo table")
+    try:
+        return GameConfig(num_players=players, partner_game=n_actions == len(ALL_MOVES))
+    except ConfigError as exc:
+        raise ValueError(f"observation size {obs_dim} with {n_actions} actions: {exc}") from exc
+
+
+def _chain_tables() -> tuple[np.ndarray, np.ndarray]:
+    """GAP[q, t, k]: one-hot of the numbers missing from a pile at q (0..11) to target slot t.
+
+    NEED[q, t, v]: 1 if number v + 1 is one of them. Target slots are card
+    slots (0..11 numbers, 12 wild: nothing missing, 13 none: class 12).
+    """
+    gap = np.zeros((BUILD_SLOTS, CARD_SLOTS, GAP_CLASSES), dtype=np.float32)
+    need = np.zeros((BUILD_SLOTS, CARD_SLOTS, BUILD_SLOTS), dtype=np.float32)
+    for q in range(BUILD_SLOTS):
+        for t in range(12):
+            k = (t - q) % 12  # target value t + 1: numbers q + 1 .. t are missing
+            gap[q, t, k] = 1
+            for i in range(k):
+                need[q, t, (q + i) % 12] = 1
+        gap[q, 12, 0] = 1
+        gap[q, 13, GAP_CLASSES - 1] = 1
+    return gap, need
+
+
+def _relation_table() -> np.ndarray:
+    """REL[v, top, r]: a card in slot v put on a discard top in slot top (13: empty pile).
+
+    r = 0 same number, 1 one below the top (descending run), 2 one above, 3 empty pile.
+    """
+    rel = np.zeros((CARD_SLOTS, CARD_SLOTS, 4), dtype=np.float32)
+    for v in range(13):
+        rel[v, 13, 3] = 1
+        for top in range(12):
+            if v == top:
+                rel[v, top, 0] = 1
+            elif v < 12 and v == top - 1:
+                rel[v, top, 1] = 1
+            elif v < 12 and v == top + 1:
+                rel[v, top, 2] = 1
+    return rel
+
+
+def _action_tables(n_actions: int) -> dict[str, np.ndarray]:
+    """Static index rows of every action: what it moves, from where, to where."""
+    kind = np.zeros((n_actions, len(KINDS)), dtype=np.float32)
+    card_row = np.zeros(n_actions, dtype=np.int64)  # 0 none, 1..13 fixed slot, 14 stock, 15..18 discards, 19.. partner
+    pile_row = np.full(n_actions, 4, dtype=np.int64)  # building pile, 4 = none
+    disc_row = np.full(n_actions, 4, dtype=np.int64)  # target discard pile, 4 = none
+    src_row = np.full(n_actions, 8, dtype=np.int64)  # source discard pile (own 0..3, partner 4..7), 8 = none
+    value_row = np.full(n_actions, 13, dtype=np.int64)  # hand slot of the card, 13 = none
+    for a, move in enumerate(ALL_MOVES[:n_actions]):
+        if isinstance(move, Play):
+            kind[a, KINDS.index(move.source)] = 1
+            pile_row[a] = move.build_pile
+            if move.source is Source.HAND:
+                slot = 12 if move.card == WILD else move.card - 1
+                card_row[a], value_row[a] = 1 + slot, slot
+            elif move.source is Source.STOCK:
+                card_row[a] = 14
+            elif move.source is Source.DISCARD:
+                card_row[a], src_row[a] = 15 + move.discard_pile, move.discard_pile
+            elif move.source is Source.PARTNER_STOCK:
+                card_row[a] = 19
+            else:
+                card_row[a], src_row[a] = 20 + move.discard_pile, 4 + move.discard_pile
+        elif isinstance(move, Discard):
+            kind[a, 3] = 1
+            slot = 12 if move.card == WILD else move.card - 1
+            card_row[a], value_row[a], disc_row[a] = 1 + slot, slot, move.discard_pile
+        else:
+            kind[a, 4] = 1
+    return {"kind": kind, "card_row": card_row, "pile_row": pile_row, "disc_row": disc_row,
+            "src_row": src_row, "value_row": value_row}
+
+
+def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), activation()]
+    return nn.Sequential(*layers)
+
+
+class ActionScorer(nn.Module):
+    """The policy's ``mlp_extractor``: latent_pi is one logit per action, latent_vf the value features."""
+
+    PILE_FEATURES = 3 * (GAP_CLASSES + 3)
+
+    def __init__(self, obs_dim: int, n_actions: int, context_arch: tuple[int, ...],
+                 scorer_arch: tuple[int, ...], value_arch: tuple[int, ...], activation: type[nn.Module]):
+        super().__init__()
+        game = game_of_spaces(obs_dim, n_actions)
+        layout = observation_layout(game)
+        self.players = game.num_players
+        self.n_actions = n_actions
+        self.partner = game.num_players // 2 if game.partner_game else None
+        self.sl = {name: (start, start + length) for name, start, length in layout.pieces}
+        gap, need = _chain_tables()
+        # laid out [target slot, pile value * class] so that one matmul applies them to a batch of targets
+        self.register_buffer("gap", torch.as_tensor(gap.transpose(1, 0, 2).reshape(CARD_SLOTS, -1)), persistent=False)
+        self.register_buffer("need", torch.as_tensor(need.transpose(1, 0, 2).reshape(CARD_SLOTS, -1)), persistent=False)
+        self.register_buffer("numbers", torch.arange(12, dtype=torch.float32), persistent=False)
+        self.register_buffer("rel", torch.as_tensor(_relation_table()), persistent=False)
+        self.register_buffer("slots", torch.eye(CARD_SLOTS)[:13], persistent=False)
+        for name, table in _action_tables(n_actions).items():
+            self.register_buffer(name, torch.as_tensor(table), persistent=False)
+        extra = obs_dim + 4 * self.PILE_FEATURES
+        self.context = _mlp([extra, *context_arch], activation)
+        hidden = scorer_arch[0]
+        with torch.no_grad():
+            width = self.features(torch.zeros(1, obs_dim))[0].shape[-1]
+        self.action_in = nn.Linear(width, hidden)
+        self.context_in = nn.Linear(context_arch[-1], hidden, bias=False)
+        self.act = activation()
+        self.scorer = nn.Sequential(_mlp(list(scorer_arch), activation), nn.Linear(scorer_arch[-1], 1))
+        self.value = _mlp([extra, *value_arch], activation)
+        self.latent_dim_pi = n_actions
+        self.latent_dim_vf = value_arch[-1]
+
+    # ------------------------------------------------------------ pieces
+    def _piece(self, obs: torch.Tensor, name: str) -> torch.Tensor:
+        start, stop = self.sl[name]
+        return obs[:, start:stop]
+
+    def _seat(self, obs: torch.Tensor, seat: int | None) -> dict[str, torch.Tensor]:
+        b = obs.shape[0]
+        if seat is None:
+            empty = obs.new_zeros((b, 4, CARD_SLOTS))
+            empty[..., 13] = 1
+            stock = obs.new_zeros((b, CARD_SLOTS))
+            stock[:, 13] = 1
+            return {"stock": stock, "tops": empty, "seconds": empty, "sizes": obs.new_zeros((b, 4))}
+        return {
+            "stock": self._piece(obs, f"seat{seat}.stock_top"),
+            "tops": self._piece(obs, f"seat{seat}.discard_tops").reshape(b, 4, CARD_SLOTS),
+            "seconds": self._piece(obs, f"seat{seat}.discard_seconds").reshape(b, 4, CARD_SLOTS),
+            "sizes": self._piece(obs, f"seat{seat}.discard_sizes"),
+        }
+
+    def _chain(self, q: torch.Tensor, target: torch.Tensor, avail: torch.Tensor, wilds: torch.Tensor) -> torch.Tensor:
+        """Chain features from piles ``q`` [B, K, 12] to ``target`` [B, 14]: gap one-hot, cover, short, reachable."""
+        b = q.shape[0]
+        gap = torch.bmm(q, (target @ self.gap).reshape(b, BUILD_SLOTS, GAP_CLASSES))
+        need = (target @ self.need).reshape(b, BUILD_SLOTS, BUILD_SLOTS)
+        cover = torch.bmm(q, torch.bmm(need, avail[..., None])).squeeze(-1)
+        count = gap[..., :12] @ self.numbers
+        short = torch.relu(count - cover - wilds[:, None])
+        present = q.sum(-1) * (1 - target[:, 13:14])
+        reachable = (short == 0).to(q.dtype) * present
+        return torch.cat([gap, (cover / 12)[..., None], (short / 12)[..., None], reachable[..., None]], dim=-1)
+
+    # ------------------------------------------------------------ forward
+    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        b = obs.shape[0]
+        hand = self._piece(obs, "hand_counts")  # counts / 5
+        build = self._piece(obs, "building_values").reshape(b, 4, BUILD_SLOTS)
+        own = self._seat(obs, 0)
+        opp = self._seat(obs, 1)  # the next player: an opponent in every game
+        mate = self._seat(obs, self.partner)
+        hand_has = (hand[:, :12] > 0).to(obs.dtype)
+        own_avail = torch.clamp(hand_has + own["tops"][..., :12].sum(1), max=1)
+        own_wilds = hand[:, 12] * 5 + own["tops"][..., 12].sum(1)
+        opp_avail = torch.clamp(opp["tops"][..., :12].sum(1), max=1)
+        opp_wilds = opp["tops"][..., 12].sum(1)
+        mate_avail = torch.clamp(mate["tops"][..., :12].sum(1), max=1)
+        mate_wilds = mate["tops"][..., 12].sum(1)
+
+        def chains(q: torch.Tensor) -> torch.Tensor:
+            return torch.cat([self._chain(q, own["stock"], own_avail, own_wilds),
+                              self._chain(q, opp["stock"], opp_avail, opp_wilds),
+                              self._chain(q, mate["stock"], mate_avail, mate_wilds)], dim=-1)
+
+        piles_now = chains(build)  # [B, 4, 48]
+        context_in = torch.cat([obs, piles_now.reshape(b, -1)], dim=1)
+
+        zeros1 = obs.new_zeros((b, 1, CARD_SLOTS))
+        cards = torch.cat([zeros1, self.slots[None].expand(b, -1, -1), own["stock"][:, None], own["tops"],
+                           mate["stock"][:, None], mate["tops"]], dim=1)  # [B, 24, 14]
+        card = cards[:, self.card_row]
+        after_now = torch.roll(build, 1, dims=-1)  # a legal play raises a pile by one; 12 completes it (0)
+        piles = torch.cat([build, after_now, chains(after_now)], dim=-1)
+        pile = torch.cat([piles, obs.new_zeros((b, 1, piles.shape[-1]))], dim=1)[:, self.pile_row]
+        tops = torch.cat([own["tops"], zeros1], dim=1)[:, self.disc_row]
+        seconds = torch.cat([own["seconds"], zeros1], dim=1)[:, self.disc_row]
+        sizes = torch.cat([own["sizes"], obs.new_zeros((b, 1))], dim=1)[:, self.disc_row]
+        relation = ((card @ self.rel.reshape(CARD_SLOTS, -1)).reshape(b, -1, CARD_SLOTS, 4) * tops[..., None]).sum(2)
+        src_seconds = torch.cat([own["seconds"], mate["seconds"], zeros1], dim=1)[:, self.src_row]
+        src_sizes = torch.cat([own["sizes"], mate["sizes"], obs.new_zeros((b, 1))], dim=1)[:, self.src_row]
+        hand_pad = torch.cat([hand, obs.new_zeros((b, 1))], dim=1)
+        bridge = torch.clamp(torch.bmm(build, (own["stock"] @ self.need).reshape(b, BUILD_SLOTS, BUILD_SLOTS)).sum(1),
+                             max=1)
+        fits = torch.clamp(build.sum(1), max=1)
+        pad2 = obs.new_zeros((b, 2))
+        per_card = torch.stack([
+            hand_pad[:, self.value_row],
+            torch.cat([bridge, pad2], dim=1)[:, self.value_row],
+            torch.cat([fits, obs.new_ones((b, 1)), obs.new_zeros((b, 1))], dim=1)[:, self.value_row],
+        ], dim=-1)
+        action = torch.cat([
+            self.kind[None].expand(b, -1, -1), card, pile, tops, seconds, sizes[..., None],
+            relation, src_seconds, src_sizes[..., None], per_card,
+        ], dim=-1)
+        return action, context_in
+
+    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
+        action, context_in = self.features(obs)
+        context = self.context(context_in)
+        hidden = self.act(self.action_in(action) + self.context_in(context)[:, None, :])
+        return self.scorer(hidden).squeeze(-1)
+
+    def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
+        _, context_in = self.features(obs)
+        return self.value(context_in)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        action, context_in = self.features(obs)
+        context = self.context(context_in)
+        hidden = self.act(self.action_in(action) + self.context_in(context)[:, None, :])
+        return self.scorer(hidden).squeeze(-1), self.value(context_in)
+
+
+class ScorerPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy whose logits come from :class:`ActionScorer` (no final dense action layer)."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, context_arch=(256,), scorer_arch=(64, 32),
+                 value_arch=(256, 256), activation_fn: type[nn.Module] = nn.ReLU, **kwargs):
+        self.context_arch = tuple(context_arch)
+        self.scorer_arch = tuple(scorer_arch)
+        self.value_arch = tuple(value_arch)
+        super().__init__(observation_space, action_space, lr_schedule, activation_fn=activation_fn, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = ActionScorer(
+            int(np.prod(self.observation_space.shape)), int(self.action_space.n), self.context_arch,
+            self.scorer_arch, self.value_arch, self.activation_fn,
+        )
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the scorer's output already is one logit per action
+        last = self.mlp_extractor.scorer[-1]
+        nn.init.orthogonal_(last.weight, gain=0.01)
+        nn.init.zeros_(last.bias)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        data = super()._get_constructor_parameters()
+        data.update(context_arch=self.context_arch, scorer_arch=self.scorer_arch, value_arch=self.value_arch)
+        return data
