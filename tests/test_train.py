@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -64,6 +65,12 @@ def test_shipped_configs_load():
         ({"game": {"num_players": 7}}, "game.num_players"),
         ({"n_envs": "four"}, "n_envs"),
         ({"vec_env": "threads"}, "vec_env"),
+        ({"threads": 0}, "threads"),
+        ({"ppo": {"policy": "transformer"}}, "ppo.policy"),
+        ({"ppo": {"scorer_arch": []}}, "ppo.scorer_arch"),
+        ({"pretrain": {"dagger_rounds": -1}}, "pretrain.dagger_rounds"),
+        ({"pretrain": {"dagger_games": 0}}, "pretrain.dagger_games"),
+        ({"pretrain": {"workers": 0}}, "pretrain.workers"),
         ({"bogus": 1}, "bogus"),
         ({"eval": {"best_against": "heuristic", "agents": ["random"]}}, "eval.best_against"),
         ({"opponents": {"mix": {"nobody": 1}}}, "opponents"),
@@ -225,3 +232,35 @@ def test_behaviour_cloning_warm_start(tmp_path):
     stats = json.loads((run_dir / "pretrain.json").read_text())
     assert stats["samples"] > 100 and 0 <= stats["heldout_accuracy"] <= 1
     assert [int(r["timesteps"]) for r in rows(run_dir)][::2] == [0, 128]
+
+
+def test_scorer_policy_with_dagger(tmp_path):
+    """ppo.policy: scorer trains, and a DAgger round after cloning records the student's agreement."""
+    data = tiny(tmp_path, total_timesteps=128)
+    data["ppo"] = dict(data["ppo"], policy="scorer", net_arch=[16], scorer_arch=[8])
+    data["pretrain"] = {"teacher": "greedy", "opponents": {"random": 1}, "games": 4, "epochs": 1, "batch_size": 64,
+                        "dagger_rounds": 1, "dagger_games": 3}
+    summary = run_training(TrainConfig.from_dict(data), progress=False)
+    run_dir = Path(summary["run_dir"])
+    stats = json.loads((run_dir / "pretrain.json").read_text())
+    assert [r["round"] for r in stats["rounds"]] == [0, 1]
+    assert 0 <= stats["rounds"][1]["student_agreement"] <= 1
+    assert stats["rounds"][1]["samples"] > stats["rounds"][0]["samples"]
+    from agents.ppo import PPOAgent
+    from skipbo_env.training.policy import ScorerPolicy
+
+    assert isinstance(PPOAgent(run_dir / "best.zip", TrainConfig.from_dict(data).game).model.policy, ScorerPolicy)
+    assert not list(run_dir.glob(".dagger_student_*"))
+
+
+def test_demonstrations_do_not_depend_on_workers():
+    from skipbo_env.rules import GameConfig
+    from skipbo_env.training.pretrain import collect
+
+    game = GameConfig(num_players=2, stock_size=5)
+    one = collect(game, "greedy", {"random": 1, "greedy": 1}, 12, seed=5, gamma=0.99, shaping=True, progress=False)
+    two = collect(game, "greedy", {"random": 1, "greedy": 1}, 12, seed=5, gamma=0.99, shaping=True, progress=False,
+                  workers=2)
+    assert one.games == two.games == 12 and one.wins == two.wins
+    for name in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name

@@ -45,6 +45,25 @@ SEAT_WIDTH = 185
 HEAD_WIDTH = 65
 GAP_CLASSES = 13
 """Numbers missing between a pile and a target card: 0..11, or 12 for no target."""
+CHAIN_PIECE = ("gap", GAP_CLASSES), ("cover", 1), ("short", 1), ("reachable", 1)
+"""Chain features from a pile to a target card: the numbers missing (one-hot 0..11, 12: no target),
+how many of them the seat holds (/ 12: hand or discard tops for the observer, discard tops for the
+others), how many it would still lack after spending its wilds (/ 12), and 1 if it lacks none."""
+ACTION_PIECES: tuple[tuple[str, int], ...] = (
+    ("kind", 7), ("card", CARD_SLOTS), ("pile", BUILD_SLOTS), ("pile_after", BUILD_SLOTS),
+    ("own_chain", 16), ("next_chain", 16), ("partner_chain", 16),
+    ("discard_top", CARD_SLOTS), ("discard_second", CARD_SLOTS), ("discard_size", 1), ("relation", 4),
+    ("source_second", CARD_SLOTS), ("source_size", 1), ("hand_copies", 1), ("bridge", 1), ("fits", 1),
+)
+"""The per-action feature row, in order (zeros where a piece does not apply to the action's kind).
+
+``kind``: one-hot of KINDS; ``card``: the card moved (one-hot 14); ``pile``/``pile_after``: the
+building pile's value before and after a play (one-hot 0..11); ``*_chain``: CHAIN_PIECE from the pile
+after the play to the observer's, the next player's and the partner's stock top; ``discard_*``: the
+target pile of a discard (top, second card, size / 20); ``relation``: the discarded card against that
+top (same number, one below, one above, empty pile); ``source_*``: the card a discard-pile play reveals
+and that pile's size; ``hand_copies``: copies of the card in the hand / 5; ``bridge``: 1 if the number
+is missing between some pile and the own stock top; ``fits``: 1 if the card fits a pile now."""
 KINDS = (Source.HAND, Source.STOCK, Source.DISCARD, "discard", "end", Source.PARTNER_STOCK, Source.PARTNER_DISCARD)
 
 

@@ -1,0 +1,179 @@
+"""The action-scoring policy (ppo.policy: scorer): its features against the rules' own view of the table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from skipbo_env.encoding import decode_action, num_actions, observe
+from skipbo_env.rules import WILD, Discard, GameConfig, Play, Source, new_game
+from skipbo_env.training.policy import ACTION_PIECES, KINDS, ActionScorer, ScorerPolicy, game_of_spaces
+
+OFFSETS = {}
+_at = 0
+for _name, _width in ACTION_PIECES:
+    OFFSETS[_name] = slice(_at, _at + _width)
+    _at += _width
+CHAIN = {"gap": slice(0, 13), "cover": 13, "short": 14, "reachable": 15}
+
+
+def scorer_for(config: GameConfig) -> ActionScorer:
+    obs = observe(new_game(config, seed=0), 0)["observation"]
+    return ActionScorer(obs.shape[0], num_actions(config), (32,), (16,), (32,), torch.nn.ReLU)
+
+
+def slot(card: int | None) -> int:
+    return 13 if card is None else 12 if card == WILD else card - 1
+
+
+def chain(q: int, target: int | None, numbers: set[int], wilds: int) -> tuple[int, int, int, int]:
+    """(gap class, cover, short, reachable) from a pile at q to a target card (test's own arithmetic)."""
+    if target is None:
+        return 12, 0, 0, 0
+    if target == WILD:
+        return 0, 0, 0, 1
+    missing = [(q + i) % 12 + 1 for i in range((target - 1 - q) % 12)]
+    cover = sum(1 for m in missing if m in numbers)
+    short = max(0, len(missing) - cover - wilds)
+    return len(missing), cover, short, int(short == 0)
+
+
+def check_chain(row: np.ndarray, expected: tuple[int, int, int, int]) -> None:
+    gap, cover, short, reach = expected
+    assert np.argmax(row[CHAIN["gap"]]) == gap and row[CHAIN["gap"]].sum() == 1
+    assert row[CHAIN["cover"]] == pytest.approx(cover / 12)
+    assert row[CHAIN["short"]] == pytest.approx(short / 12)
+    assert row[CHAIN["reachable"]] == reach
+
+
+def check_decision(scorer: ActionScorer, state, config: GameConfig) -> int:
+    seat = state.current
+    view = state.view(seat)
+    o = observe(state, seat)
+    with torch.no_grad():
+        feats = scorer.features(torch.as_tensor(o["observation"])[None])[0][0].numpy()
+    n = config.num_players
+    nxt = (seat + 1) % n
+    mate = view.partner
+    own_tops = view.discard_tops(seat)
+    own_numbers = {c for c in view.hand if c != WILD} | {c for c in own_tops if c not in (None, WILD)}
+    own_wilds = view.hand.count(WILD) + sum(c == WILD for c in own_tops)
+
+    def seat_numbers(s):
+        tops = view.discard_tops(s)
+        return {c for c in tops if c not in (None, WILD)}, sum(c == WILD for c in tops)
+
+    checked = 0
+    for action in np.flatnonzero(o["action_mask"]):
+        row = feats[action]
+        move = decode_action(int(action), config)
+        kind = "discard" if isinstance(move, Discard) else "end" if not isinstance(move, Play) else move.source
+        assert np.argmax(row[OFFSETS["kind"]]) == KINDS.index(kind)
+        if isinstance(move, Play):
+            card = {Source.HAND: lambda: move.card, Source.STOCK: lambda: view.stock_tops[seat],
+                    Source.DISCARD: lambda: own_tops[move.discard_pile],
+                    Source.PARTNER_STOCK: lambda: view.stock_tops[mate],
+                    Source.PARTNER_DISCARD: lambda: view.discard_tops(mate)[move.discard_pile]}[move.source]()
+            assert np.argmax(row[OFFSETS["card"]]) == slot(card)
+            p = view.building_values[move.build_pile]
+            q = (p + 1) % 12
+            assert np.argmax(row[OFFSETS["pile"]]) == p and np.argmax(row[OFFSETS["pile_after"]]) == q
+            check_chain(row[OFFSETS["own_chain"]], chain(q, view.stock_tops[seat], own_numbers, own_wilds))
+            check_chain(row[OFFSETS["next_chain"]], chain(q, view.stock_tops[nxt], *seat_numbers(nxt)))
+            if mate is None:
+                check_chain(row[OFFSETS["partner_chain"]], (12, 0, 0, 0))
+            else:
+                check_chain(row[OFFSETS["partner_chain"]], chain(q, view.stock_tops[mate], *seat_numbers(mate)))
+            if move.source in (Source.DISCARD, Source.PARTNER_DISCARD):
+                owner = seat if move.source is Source.DISCARD else mate
+                pile = view.discard_piles[owner][move.discard_pile]
+                second = pile[-2] if len(pile) >= 2 else None
+                assert np.argmax(row[OFFSETS["source_second"]]) == slot(second)
+                assert row[OFFSETS["source_size"]][0] == pytest.approx(len(pile) / 20)
+            else:
+                assert not row[OFFSETS["source_second"]].any()
+            assert not row[OFFSETS["discard_top"]].any()
+        else:
+            assert not row[OFFSETS["pile"]].any() and not row[OFFSETS["own_chain"]].any()
+        if isinstance(move, Discard):
+            assert np.argmax(row[OFFSETS["card"]]) == slot(move.card)
+            pile = view.discard_piles[seat][move.discard_pile]
+            top = pile[-1] if pile else None
+            assert np.argmax(row[OFFSETS["discard_top"]]) == slot(top)
+            assert row[OFFSETS["discard_size"]][0] == pytest.approx(len(pile) / 20)
+            relation = np.zeros(4)
+            if top is None:
+                relation[3] = 1
+            elif move.card != WILD and top != WILD:
+                relation[[move.card == top, move.card == top - 1, move.card == top + 1, False]] = 1
+                relation[3] = 0
+            assert row[OFFSETS["relation"]].tolist() == relation.tolist()
+        if isinstance(move, Discard) or (isinstance(move, Play) and move.source is Source.HAND):
+            card = move.card
+            assert row[OFFSETS["hand_copies"]][0] == pytest.approx(view.hand.count(card) / 5)
+            fits = card == WILD or any(card == v + 1 for v in view.building_values)
+            assert row[OFFSETS["fits"]][0] == fits
+            stock = view.stock_tops[seat]
+            bridge = card != WILD and stock not in (None, WILD) and any(
+                card in [(v + i) % 12 + 1 for i in range((stock - 1 - v) % 12)] for v in view.building_values)
+            assert row[OFFSETS["bridge"]][0] == bridge
+        else:
+            assert row[OFFSETS["hand_copies"]][0] == 0
+        checked += 1
+    return checked
+
+
+def test_pieces_cover_the_feature_row():
+    scorer = scorer_for(GameConfig(num_players=2))
+    assert scorer.action_in.in_features == sum(width for _, width in ACTION_PIECES)
+
+
+@pytest.mark.parametrize("config", [GameConfig(num_players=2), GameConfig(num_players=3),
+                                    GameConfig(num_players=4, partner_game=True)], ids=["2p", "3p", "4p-partner"])
+def test_features_agree_with_the_seat_view(config):
+    """Every legal action's feature row, at every decision of random games, against SeatView arithmetic."""
+    scorer = scorer_for(config)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for game in range(2):
+        state = new_game(config, seed=game)
+        for _ in range(250):
+            if state.is_over:
+                break
+            checked += check_decision(scorer, state, config)
+            moves = state.legal_moves()
+            state.apply(moves[rng.integers(len(moves))])
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("players, partner", [(2, False), (5, False), (6, True)])
+def test_policy_builds_acts_and_reloads(tmp_path, players, partner):
+    """MaskablePPO with ScorerPolicy on any table: masked actions only; save/load gives the same logits."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    import skipbo_env  # noqa: F401  (registers SkipBo-v0)
+
+    env = gym.make("SkipBo-v0", num_players=players, partner_game=partner)
+    model = MaskablePPO(ScorerPolicy, env, n_steps=32, batch_size=32, seed=0, device="cpu",
+                        policy_kwargs={"context_arch": [32], "value_arch": [32], "scorer_arch": [16]})
+    model.learn(32)
+    obs, _ = env.reset(seed=1)
+    mask = env.unwrapped.action_masks()
+    action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+    assert mask[int(action)]
+    model.save(tmp_path / "m.zip")
+    again = MaskablePPO.load(tmp_path / "m.zip", device="cpu")
+    x = torch.as_tensor(obs)[None]
+    with torch.no_grad():
+        assert torch.equal(model.policy.mlp_extractor.forward_actor(x), again.policy.mlp_extractor.forward_actor(x))
+    assert again.policy.scorer_arch == (16,)
+
+
+def test_game_of_spaces():
+    assert game_of_spaces(435, 125) == GameConfig(num_players=2)
+    assert game_of_spaces(805, 145) == GameConfig(num_players=4, partner_game=True)
+    for obs_dim, actions in [(436, 125), (435, 130), (250, 125), (435, 145)]:
+        with pytest.raises(ValueError, match="not a Skip-Bo table|partner"):
+            game_of_spaces(obs_dim, actions)
