@@ -73,9 +73,12 @@ def check_spaces(path: str | os.PathLike, obs_space: Any, action_space: Any, con
 class PPOAgent:
     """Plays the greedy (deterministic) action of a MaskablePPO policy among the legal ones.
 
-    ``act`` calls ``model.predict(obs["observation"], action_masks=mask,
-    deterministic=True)``, so the same observation always gives the same action;
-    :meth:`seed` exists for the protocol and changes nothing.
+    ``act`` returns the legal action with the largest policy logit, the
+    action ``model.predict(obs, action_masks=mask, deterministic=True)``
+    picks, computed directly from the policy's modules (feature extractor,
+    actor network, action head) without sb3's per-call bookkeeping; so the
+    same observation always gives the same action. :meth:`seed` exists for
+    the protocol and changes nothing.
     """
 
     name = "ppo"
@@ -96,11 +99,22 @@ class PPOAgent:
             raise ValueError("observation must be a dict with 'observation' and 'action_mask'") from exc
         if not mask.any():
             raise ValueError("the action mask is all zeros: this seat is not to move")
-        action, _ = self.model.predict(vec, action_masks=mask, deterministic=True)
-        action = int(np.asarray(action).reshape(-1)[0])
+        logits = self.logits(vec)
+        logits[~mask] = -np.inf
+        action = int(np.argmax(logits))
         if not mask[action]:  # pragma: no cover - MaskablePPO never picks a masked action
             raise RuntimeError(f"{self.path}: the policy chose masked action {action}")
         return action
+
+    def logits(self, vec: np.ndarray) -> np.ndarray:
+        """The policy's action logits (before masking) for one observation vector."""
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            x = torch.as_tensor(vec, dtype=torch.float32).reshape(1, -1)
+            features = policy.extract_features(x, policy.pi_features_extractor)
+            return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
 
     def __repr__(self) -> str:
         return f"PPOAgent({str(self.path)!r})"

@@ -350,6 +350,36 @@ def test_ppo_agent_plays_legal_deterministic_actions(tiny_checkpoint):
             break
 
 
+@pytest.mark.parametrize("policy", ["mlp", "scorer"])
+def test_ppo_agent_acts_as_model_predict(tmp_path, policy):
+    """act() computes the logits directly; it must pick what sb3's deterministic predict picks."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.training.policy import ScorerPolicy
+
+    config = GameConfig()
+    kwargs = {"net_arch": [16]} if policy == "mlp" else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]}
+    model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, _TinyEnv(config), n_steps=8,
+                        batch_size=8, policy_kwargs=kwargs, seed=1, device="cpu")
+    with torch.no_grad():
+        for p in model.policy.parameters():  # an untrained head is nearly flat: make the choice matter
+            p.add_(torch.randn_like(p))
+    model.save(tmp_path / "m.zip")
+    agent = PPOAgent(tmp_path / "m.zip", config)
+    rng = np.random.default_rng(0)
+    state = new_game(config, 9)
+    for _ in range(150):
+        if state.is_over:
+            break
+        obs = observe(state, state.current)
+        want, _ = agent.model.predict(obs["observation"], action_masks=obs["action_mask"].astype(bool),
+                                      deterministic=True)
+        assert agent.act(obs) == int(want)
+        moves = state.legal_moves()
+        state.apply(moves[rng.integers(len(moves))])
+
+
 def test_ppo_checkpoint_for_other_sizes_is_refused(tiny_checkpoint, tmp_path):
     with pytest.raises(CheckpointError, match=r"tiny\.zip: observation shape \(435,\) does not match this game's \(805,\)"):
         load_agent(tiny_checkpoint, GameConfig(num_players=4))
