@@ -241,6 +241,13 @@ def play_one(
     )
 
 
+def _init_worker() -> None:
+    """One worker per core: a PPO agent's torch must not start threads of its own (it scores one
+    observation at a time, and extra threads only contend with the other workers)."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+
+
 def _play_chunk(args: tuple) -> list[GameResult]:
     specs, labels, config, seed, indices, plan, records_dir = args
     return [play_one(specs, labels, config, seed, i, plan, records_dir) for i in indices]
@@ -317,7 +324,8 @@ def run_tournament(
             if progress is not None:
                 progress(len(task[4]))
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                 initializer=_init_worker) as pool:
             futures = [pool.submit(_play_chunk, task) for task in tasks]
             for future in as_completed(futures):
                 done = future.result()
