@@ -177,3 +177,23 @@ def test_game_of_spaces():
     for obs_dim, actions in [(436, 125), (435, 130), (250, 125), (435, 145)]:
         with pytest.raises(ValueError, match="not a Skip-Bo table|partner"):
             game_of_spaces(obs_dim, actions)
+
+
+def test_checkpoint_of_other_features_version_is_refused(tmp_path, monkeypatch):
+    """A scorer checkpoint records the feature version; other code refuses it rather than play differently."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    import skipbo_env  # noqa: F401
+    from agents.ppo import CheckpointError, PPOAgent
+    from skipbo_env.training import policy
+
+    model = MaskablePPO(ScorerPolicy, gym.make("SkipBo-v0"), n_steps=32, batch_size=32, seed=0, device="cpu",
+                        policy_kwargs={"context_arch": [8], "value_arch": [8], "scorer_arch": [8]})
+    model.save(tmp_path / "ok.zip")
+    monkeypatch.setattr(policy, "FEATURES_VERSION", 2)
+    model.save(tmp_path / "v2.zip")
+    monkeypatch.undo()
+    assert PPOAgent(tmp_path / "ok.zip", GameConfig()).model.policy.scorer_arch == (8,)
+    with pytest.raises(CheckpointError, match="features version 2"):
+        PPOAgent(tmp_path / "v2.zip", GameConfig())

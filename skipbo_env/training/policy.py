@@ -41,6 +41,10 @@ from ..rules import ALL_MOVES, WILD, Discard, GameConfig, Play, Source
 from ..rules.config import ConfigError
 from ..rules.moves import NUM_SOLO_MOVES
 
+FEATURES_VERSION = 1
+"""Version of the feature computation below. A checkpoint stores the version it was trained with, and
+loading one with another version fails: the same weights on other features would play differently.
+Raise it with any change to what :meth:`ActionScorer.features` computes."""
 SEAT_WIDTH = 185
 HEAD_WIDTH = 65
 GAP_CLASSES = 13
@@ -297,7 +301,11 @@ class ScorerPolicy(MaskableActorCriticPolicy):
     """MaskablePPO policy whose logits come from :class:`ActionScorer` (no final dense action layer)."""
 
     def __init__(self, observation_space, action_space, lr_schedule, context_arch=(256,), scorer_arch=(64, 32),
-                 value_arch=(256, 256), activation_fn: type[nn.Module] = nn.ReLU, **kwargs):
+                 value_arch=(256, 256), activation_fn: type[nn.Module] = nn.ReLU,
+                 features_version: int = FEATURES_VERSION, **kwargs):
+        if features_version != FEATURES_VERSION:
+            raise ValueError(f"this checkpoint's scorer policy was trained on features version {features_version}; "
+                             f"this code computes version {FEATURES_VERSION}")
         self.context_arch = tuple(context_arch)
         self.scorer_arch = tuple(scorer_arch)
         self.value_arch = tuple(value_arch)
@@ -319,5 +327,6 @@ class ScorerPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
-        data.update(context_arch=self.context_arch, scorer_arch=self.scorer_arch, value_arch=self.value_arch)
+        data.update(context_arch=self.context_arch, scorer_arch=self.scorer_arch, value_arch=self.value_arch,
+                    features_version=FEATURES_VERSION)
         return data

@@ -205,4 +205,4 @@ def fit(model: Any, demos: Demonstrations, epochs: int, batch_size: int, learnin
         values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx].numpy())
         value_mse = float(torch.nn.functional.mse_loss(values.flatten(), rets[idx]))
     return {"samples": n, "heldout_accuracy": accuracy, "heldout_nll": float(-log_prob.mean()),
-            "heldout_value_mse": value_mse, "teacher_win_rate": demos.wins / max(1, demos.games)}
+            "heldout_value_mse": value_mse}

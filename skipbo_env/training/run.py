@@ -225,7 +225,8 @@ class Trainer:
         demos = collect(cfg.game, p.teacher, p.opponents, p.games, cfg.seed, cfg.ppo.gamma,
                         cfg.reward_shaping, progress=self.progress, workers=p.workers)
         stats = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed, progress=self.progress)
-        rounds = [dict(stats, round=0, games=p.games, seconds=round(self.wall_seconds(), 1))]
+        rounds = [dict(stats, round=0, games=p.games, teacher_win_rate=demos.wins / max(1, demos.games),
+                       seconds=round(self.wall_seconds(), 1))]
         for r in range(1, p.dagger_rounds + 1):
             student = self.run_dir / f".dagger_student_{r}.zip"
             self.model.save(student)

@@ -1,0 +1,118 @@
+"""Cost of the two policy networks of train.py: ``mlp`` (sb3's MlpPolicy) and ``scorer``.
+
+Prints, for each, the time of one agent decision (``PPOAgent.act`` on one
+observation, single torch thread, as in tournaments) and of one PPO gradient
+step (forward and backward of ``evaluate_actions`` on a minibatch), with the
+scorer's figures as ratios against the MLP measured in the same run.
+
+    python benchmarks/bench_policy.py [--seconds 3] [--batch 1024] [--threads 2]
+
+Networks are the shipped default.yaml sizes (``net_arch`` [256, 256],
+``scorer_arch`` [64, 32]), untrained; speed does not depend on the weights.
+Observations are real ones from random-play games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def observations(count: int) -> tuple[np.ndarray, np.ndarray]:
+    from skipbo_env.encoding import observe
+    from skipbo_env.rules import GameConfig, new_game
+
+    config = GameConfig()
+    rng = np.random.default_rng(0)
+    obs, masks = [], []
+    seed = 0
+    while len(obs) < count:
+        state = new_game(config, seed=seed)
+        seed += 1
+        while not state.is_over and len(obs) < count:
+            o = observe(state, state.current)
+            obs.append(o["observation"])
+            masks.append(o["action_mask"].astype(bool))
+            moves = state.legal_moves()
+            state.apply(moves[rng.integers(len(moves))])
+    return np.asarray(obs), np.asarray(masks)
+
+
+def timed(fn, seconds: float) -> float:
+    """Mean seconds per call of ``fn`` over about ``seconds``."""
+    fn()
+    calls, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        fn()
+        calls += 1
+    return (time.perf_counter() - start) / calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--batch", type=int, default=1024, help="minibatch of the gradient step")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads of the gradient step")
+    args = parser.parse_args()
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import PPOAgent
+    from skipbo_env.rules import GameConfig
+    from skipbo_env.single import SkipBoSingleEnv
+    from skipbo_env.training.policy import ScorerPolicy
+
+    obs, masks = observations(max(args.batch, 256))
+    env = SkipBoSingleEnv(num_players=2)
+    nets = {
+        "mlp": ("MlpPolicy", {"net_arch": [256, 256]}),
+        "scorer": (ScorerPolicy, {"context_arch": [256, 256], "value_arch": [256, 256], "scorer_arch": [64, 32]}),
+    }
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (policy, kwargs) in nets.items():
+            model = MaskablePPO(policy, env, policy_kwargs=kwargs, seed=0, device="cpu")
+            path = Path(tmp) / f"{name}.zip"
+            model.save(path)
+            agent = PPOAgent(path, GameConfig())
+            i = iter(range(10**9))
+
+            def act():
+                k = next(i) % 256
+                agent.act({"observation": obs[k], "action_mask": masks[k]})
+
+            torch.set_num_threads(1)
+            act_s = timed(act, args.seconds)
+            torch.set_num_threads(args.threads)
+            x = torch.as_tensor(obs[: args.batch])
+            m = masks[: args.batch]
+            a = torch.as_tensor(np.array([np.flatnonzero(r)[0] for r in m]))
+            policy_net = model.policy
+
+            def step():
+                values, log_prob, _ = policy_net.evaluate_actions(x, a, action_masks=m)
+                loss = -log_prob.mean() + values.pow(2).mean()
+                policy_net.optimizer.zero_grad()
+                loss.backward()
+
+            step_s = timed(step, args.seconds)
+            params = sum(p.numel() for p in policy_net.parameters())
+            rows[name] = (act_s, step_s, params)
+    print(f"# policy networks ({platform.processor() or platform.machine()}, torch {torch.__version__})\n")
+    print(f"| policy | parameters | one decision (ms) | PPO gradient step, batch {args.batch} (ms) "
+          f"| decision vs mlp | gradient step vs mlp |")
+    print("|---|---:|---:|---:|---:|---:|")
+    base_act, base_step, _ = rows["mlp"]
+    for name, (act_s, step_s, params) in rows.items():
+        print(f"| {name} | {params:,} | {act_s * 1e3:.2f} | {step_s * 1e3:.1f} | {act_s / base_act:.1f}x "
+              f"| {step_s / base_step:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
