@@ -179,21 +179,21 @@ def test_game_of_spaces():
             game_of_spaces(obs_dim, actions)
 
 
-def test_checkpoint_of_other_features_version_is_refused(tmp_path, monkeypatch):
+def test_checkpoint_of_other_features_version_is_refused(tmp_path):
     """A scorer checkpoint records the feature version; other code refuses it rather than play differently."""
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
     import skipbo_env  # noqa: F401
     from agents.ppo import CheckpointError, PPOAgent
-    from skipbo_env.training import policy
+    from skipbo_env.training.policy import FEATURES_VERSION
 
     model = MaskablePPO(ScorerPolicy, gym.make("SkipBo-v0"), n_steps=32, batch_size=32, seed=0, device="cpu",
-                        policy_kwargs={"context_arch": [8], "value_arch": [8], "scorer_arch": [8]})
+                        policy_kwargs={"context_arch": [8], "value_arch": [8], "scorer_arch": [8],
+                                       "features_version": FEATURES_VERSION})
     model.save(tmp_path / "ok.zip")
-    monkeypatch.setattr(policy, "FEATURES_VERSION", 2)
+    model.policy_kwargs["features_version"] = FEATURES_VERSION + 1  # as saved by other feature code
     model.save(tmp_path / "v2.zip")
-    monkeypatch.undo()
     assert PPOAgent(tmp_path / "ok.zip", GameConfig()).model.policy.scorer_arch == (8,)
-    with pytest.raises(CheckpointError, match="features version 2"):
+    with pytest.raises(CheckpointError, match=f"features version {FEATURES_VERSION + 1}"):
         PPOAgent(tmp_path / "v2.zip", GameConfig())

@@ -122,10 +122,11 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
     p = cfg.ppo
     policy_kwargs: dict = {"activation_fn": activation}
     if p.policy == "scorer":
-        from .policy import ScorerPolicy
+        from .policy import FEATURES_VERSION, ScorerPolicy
 
         policy: object = ScorerPolicy
-        policy_kwargs.update(context_arch=list(p.net_arch), value_arch=list(p.net_arch), scorer_arch=list(p.scorer_arch))
+        policy_kwargs.update(context_arch=list(p.net_arch), value_arch=list(p.net_arch), scorer_arch=list(p.scorer_arch),
+                             features_version=FEATURES_VERSION)  # saved with the model, checked on load
     else:
         policy = "MlpPolicy"
         policy_kwargs["net_arch"] = list(p.net_arch)
