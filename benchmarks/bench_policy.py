@@ -53,6 +53,42 @@ def timed(fn, seconds: float) -> float:
     return (time.perf_counter() - start) / calls
 
 
+def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args) -> tuple[float, float, int]:
+    """(seconds per decision, seconds per gradient step, parameters) of one policy network."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import PPOAgent
+    from skipbo_env.rules import GameConfig
+
+    model = MaskablePPO(policy, env, policy_kwargs=kwargs, seed=0, device="cpu")
+    path = tmp / f"{name}.zip"
+    model.save(path)
+    agent = PPOAgent(path, GameConfig())
+    counter = iter(range(10**9))
+
+    def act():
+        k = next(counter) % 256
+        agent.act({"observation": obs[k], "action_mask": masks[k]})
+
+    torch.set_num_threads(1)
+    act_s = timed(act, args.seconds)
+    torch.set_num_threads(args.threads)
+    x = torch.as_tensor(obs[: args.batch])
+    m = masks[: args.batch]
+    a = torch.as_tensor(np.array([np.flatnonzero(r)[0] for r in m]))
+    net = model.policy
+
+    def step():
+        values, log_prob, _ = net.evaluate_actions(x, a, action_masks=m)
+        loss = -log_prob.mean() + values.pow(2).mean()
+        net.optimizer.zero_grad()
+        loss.backward()
+
+    step_s = timed(step, args.seconds)
+    return act_s, step_s, sum(p.numel() for p in net.parameters())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
@@ -61,10 +97,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-    from sb3_contrib import MaskablePPO
 
-    from agents.ppo import PPOAgent
-    from skipbo_env.rules import GameConfig
     from skipbo_env.single import SkipBoSingleEnv
     from skipbo_env.training.policy import ScorerPolicy
 
@@ -77,33 +110,7 @@ def main() -> None:
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, (policy, kwargs) in nets.items():
-            model = MaskablePPO(policy, env, policy_kwargs=kwargs, seed=0, device="cpu")
-            path = Path(tmp) / f"{name}.zip"
-            model.save(path)
-            agent = PPOAgent(path, GameConfig())
-            i = iter(range(10**9))
-
-            def act():
-                k = next(i) % 256
-                agent.act({"observation": obs[k], "action_mask": masks[k]})
-
-            torch.set_num_threads(1)
-            act_s = timed(act, args.seconds)
-            torch.set_num_threads(args.threads)
-            x = torch.as_tensor(obs[: args.batch])
-            m = masks[: args.batch]
-            a = torch.as_tensor(np.array([np.flatnonzero(r)[0] for r in m]))
-            policy_net = model.policy
-
-            def step():
-                values, log_prob, _ = policy_net.evaluate_actions(x, a, action_masks=m)
-                loss = -log_prob.mean() + values.pow(2).mean()
-                policy_net.optimizer.zero_grad()
-                loss.backward()
-
-            step_s = timed(step, args.seconds)
-            params = sum(p.numel() for p in policy_net.parameters())
-            rows[name] = (act_s, step_s, params)
+            rows[name] = measure(name, policy, kwargs, env, obs, masks, Path(tmp), args)
     print(f"# policy networks ({platform.processor() or platform.machine()}, torch {torch.__version__})\n")
     print(f"| policy | parameters | one decision (ms) | PPO gradient step, batch {args.batch} (ms) "
           f"| decision vs mlp | gradient step vs mlp |")

@@ -71,10 +71,16 @@ def check_decision(scorer: ActionScorer, state, config: GameConfig) -> int:
         kind = "discard" if isinstance(move, Discard) else "end" if not isinstance(move, Play) else move.source
         assert np.argmax(row[OFFSETS["kind"]]) == KINDS.index(kind)
         if isinstance(move, Play):
-            card = {Source.HAND: lambda: move.card, Source.STOCK: lambda: view.stock_tops[seat],
-                    Source.DISCARD: lambda: own_tops[move.discard_pile],
-                    Source.PARTNER_STOCK: lambda: view.stock_tops[mate],
-                    Source.PARTNER_DISCARD: lambda: view.discard_tops(mate)[move.discard_pile]}[move.source]()
+            if move.source is Source.HAND:
+                card = move.card
+            elif move.source is Source.STOCK:
+                card = view.stock_tops[seat]
+            elif move.source is Source.DISCARD:
+                card = own_tops[move.discard_pile]
+            elif move.source is Source.PARTNER_STOCK:
+                card = view.stock_tops[mate]
+            else:
+                card = view.discard_tops(mate)[move.discard_pile]
             assert np.argmax(row[OFFSETS["card"]]) == slot(card)
             p = view.building_values[move.build_pile]
             q = (p + 1) % 12

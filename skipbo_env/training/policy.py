@@ -154,7 +154,7 @@ def _action_tables(n_actions: int) -> dict[str, np.ndarray]:
 
 def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
     layers: list[nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
         layers += [nn.Linear(a, b), activation()]
     return nn.Sequential(*layers)
 

@@ -64,7 +64,7 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
     wins = agreed = 0
     student_agent = None if student is None else load_agent(student, game)
     for deal in deals:
-        agents = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds)]
+        agents = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
         state = new_game(game, seed=deal.deal_seed)
         rewards: list[float] = []
         while not state.is_over:
@@ -143,7 +143,7 @@ def collect(
 
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(_play, game, teacher, c, student, gamma, shaping) for c in chunks]
-            for future, c in zip(futures, chunks):
+            for future, c in zip(futures, chunks, strict=True):
                 parts.append(future.result())
                 bar.update(len(c))
     else:
