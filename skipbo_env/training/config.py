@@ -65,10 +65,10 @@ class PPOSettings:
         for name in ("ent_coef", "vf_coef", "max_grad_norm"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"ppo.{name}", f"must be >= 0, got {getattr(self, name)}")
-        if not self.net_arch or any(h < 1 for h in self.net_arch):
-            raise ConfigError("ppo.net_arch", f"must be a non-empty list of positive sizes, got {self.net_arch}")
-        if not self.scorer_arch or any(h < 1 for h in self.scorer_arch):
-            raise ConfigError("ppo.scorer_arch", f"must be a non-empty list of positive sizes, got {self.scorer_arch}")
+        for name in ("net_arch", "scorer_arch"):
+            sizes = getattr(self, name)
+            if not sizes or any(h < 1 for h in sizes):
+                raise ConfigError(f"ppo.{name}", f"must be a non-empty list of positive sizes, got {sizes}")
 
 
 @dataclass(frozen=True)

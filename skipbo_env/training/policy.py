@@ -228,35 +228,41 @@ class ActionScorer(nn.Module):
         return torch.cat([gap, (cover / 12)[..., None], (short / 12)[..., None], reachable[..., None]], dim=-1)
 
     # ------------------------------------------------------------ forward
-    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _state(self, obs: torch.Tensor) -> dict:
+        """Per-state pieces shared by the action rows and the context: seats, piles, chain helper."""
         b = obs.shape[0]
         hand = self._piece(obs, "hand_counts")  # counts / 5
         build = self._piece(obs, "building_values").reshape(b, 4, BUILD_SLOTS)
         own = self._seat(obs, 0)
         opp = self._seat(obs, 1)  # the next player: an opponent in every game
         mate = self._seat(obs, self.partner)
+
+        def numbers(tops: torch.Tensor) -> torch.Tensor:
+            return tops[..., :12].sum(1)
+
         hand_has = (hand[:, :12] > 0).to(obs.dtype)
-        own_avail = torch.clamp(hand_has + own["tops"][..., :12].sum(1), max=1)
-        own_wilds = hand[:, 12] * 5 + own["tops"][..., 12].sum(1)
-        opp_avail = torch.clamp(opp["tops"][..., :12].sum(1), max=1)
-        opp_wilds = opp["tops"][..., 12].sum(1)
-        mate_avail = torch.clamp(mate["tops"][..., :12].sum(1), max=1)
-        mate_wilds = mate["tops"][..., 12].sum(1)
+        targets = (
+            (own["stock"], torch.clamp(hand_has + numbers(own["tops"]), max=1), hand[:, 12] * 5 + own["tops"][..., 12].sum(1)),
+            (opp["stock"], torch.clamp(numbers(opp["tops"]), max=1), opp["tops"][..., 12].sum(1)),
+            (mate["stock"], torch.clamp(numbers(mate["tops"]), max=1), mate["tops"][..., 12].sum(1)),
+        )
 
         def chains(q: torch.Tensor) -> torch.Tensor:
-            return torch.cat([self._chain(q, own["stock"], own_avail, own_wilds),
-                              self._chain(q, opp["stock"], opp_avail, opp_wilds),
-                              self._chain(q, mate["stock"], mate_avail, mate_wilds)], dim=-1)
+            return torch.cat([self._chain(q, *target) for target in targets], dim=-1)
 
-        piles_now = chains(build)  # [B, 4, 48]
-        context_in = torch.cat([obs, piles_now.reshape(b, -1)], dim=1)
+        context_in = torch.cat([obs, chains(build).reshape(b, -1)], dim=1)
+        return {"b": b, "hand": hand, "build": build, "own": own, "mate": mate, "chains": chains,
+                "context_in": context_in}
 
+    def _action_rows(self, obs: torch.Tensor, st: dict) -> torch.Tensor:
+        """The [B, actions, 144] feature rows of ACTION_PIECES."""
+        b, hand, build, own, mate = st["b"], st["hand"], st["build"], st["own"], st["mate"]
         zeros1 = obs.new_zeros((b, 1, CARD_SLOTS))
         cards = torch.cat([zeros1, self.slots[None].expand(b, -1, -1), own["stock"][:, None], own["tops"],
                            mate["stock"][:, None], mate["tops"]], dim=1)  # [B, 24, 14]
         card = cards[:, self.card_row]
         after_now = torch.roll(build, 1, dims=-1)  # a legal play raises a pile by one; 12 completes it (0)
-        piles = torch.cat([build, after_now, chains(after_now)], dim=-1)
+        piles = torch.cat([build, after_now, st["chains"](after_now)], dim=-1)
         pile = torch.cat([piles, obs.new_zeros((b, 1, piles.shape[-1]))], dim=1)[:, self.pile_row]
         tops = torch.cat([own["tops"], zeros1], dim=1)[:, self.disc_row]
         seconds = torch.cat([own["seconds"], zeros1], dim=1)[:, self.disc_row]
@@ -274,27 +280,29 @@ class ActionScorer(nn.Module):
             torch.cat([bridge, pad2], dim=1)[:, self.value_row],
             torch.cat([fits, obs.new_ones((b, 1)), obs.new_zeros((b, 1))], dim=1)[:, self.value_row],
         ], dim=-1)
-        action = torch.cat([
+        return torch.cat([
             self.kind[None].expand(b, -1, -1), card, pile, tops, seconds, sizes[..., None],
             relation, src_seconds, src_sizes[..., None], per_card,
         ], dim=-1)
-        return action, context_in
 
-    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
-        action, context_in = self.features(obs)
-        context = self.context(context_in)
-        hidden = self.act(self.action_in(action) + self.context_in(context)[:, None, :])
+    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(action rows [B, actions, 144], context input [B, obs + 4 * 48]) of a batch of observations."""
+        st = self._state(obs)
+        return self._action_rows(obs, st), st["context_in"]
+
+    def _logits(self, action: torch.Tensor, context_in: torch.Tensor) -> torch.Tensor:
+        hidden = self.act(self.action_in(action) + self.context_in(self.context(context_in))[:, None, :])
         return self.scorer(hidden).squeeze(-1)
 
+    def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
+        return self._logits(*self.features(obs))
+
     def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
-        _, context_in = self.features(obs)
-        return self.value(context_in)
+        return self.value(self._state(obs)["context_in"])  # no action rows: the value needs none
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         action, context_in = self.features(obs)
-        context = self.context(context_in)
-        hidden = self.act(self.action_in(action) + self.context_in(context)[:, None, :])
-        return self.scorer(hidden).squeeze(-1), self.value(context_in)
+        return self._logits(action, context_in), self.value(context_in)
 
 
 class ScorerPolicy(MaskableActorCriticPolicy):

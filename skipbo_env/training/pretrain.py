@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..aec import STOCK_CARD_REWARD
-from ..encoding import decode_action, observe
+from ..encoding import decode_action, observation_layout, observe
 from ..rules import GameConfig, Play, Source, new_game
 
 
@@ -152,7 +152,7 @@ def collect(
             bar.update(len(c))
     bar.close()
     obs = [o for part in parts for o in part[0]]
-    width = observe(new_game(game, seed=0), 0)["observation"].shape[0]
+    width = observation_layout(game).size
     return Demonstrations(
         np.asarray(obs, dtype=np.float32).reshape(-1, width),
         np.asarray([m for part in parts for m in part[1]], dtype=bool).reshape(len(obs), -1),
