@@ -151,6 +151,26 @@ def test_resume_continues_steps_and_metrics(tmp_path):
     assert load_latest(run_dir)[1].timesteps == 256
 
 
+def test_resume_applies_training_overrides_and_keeps_the_network(tmp_path):
+    """On resume, PPO training settings and n_envs follow the configuration; the network may not change."""
+    from sb3_contrib import MaskablePPO
+
+    cfg = TrainConfig.from_dict(tiny(tmp_path, total_timesteps=128))
+    run_training(cfg, progress=False)
+    run_dir = tmp_path / "tiny"
+    for key, value in (("net_arch", [64]), ("activation", "tanh"), ("policy", "scorer")):
+        with pytest.raises(ConfigError, match=f"ppo.{key}.*network"):
+            load_run_config(run_dir, {f"ppo.{key}": value})
+    cfg2 = load_run_config(run_dir, {"total_timesteps": 384, "n_envs": 4, "ppo.learning_rate": 1e-5,
+                                     "ppo.ent_coef": 0.05, "ppo.n_steps": 32, "ppo.clip_range": 0.3})
+    summary = run_training(cfg2, resume_dir=run_dir, progress=False)
+    assert summary["timesteps"] == 384  # 128 + 2 rollouts of 4 envs x 32 steps
+    model = MaskablePPO.load(load_latest(run_dir)[0], device="cpu")
+    assert (model.learning_rate, model.ent_coef, model.n_steps, model.n_envs) == (1e-5, 0.05, 32, 4)
+    assert model.clip_range(1.0) == 0.3
+    assert model.policy.optimizer.param_groups[0]["lr"] == 1e-5
+
+
 def test_resume_after_sigkill(tmp_path):
     """Kill -9 a running train.py after its first checkpoint; resume loses at most one interval."""
     data = tiny(tmp_path, total_timesteps=100_000, checkpoint_every=128)

@@ -100,6 +100,11 @@ class BatchedOpponents:
         venv.env_method("set_opponents", self.draws.draw(self.rng), indices=[0])
 
 
+RESUMABLE_PPO = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
+                 "ent_coef", "vf_coef", "max_grad_norm")
+"""PPO settings a resumed run may change (the rest of ``ppo`` shapes the network and may not)."""
+
+
 def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
     import torch
     from sb3_contrib import MaskablePPO
@@ -107,6 +112,7 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
     from agents.ppo import CheckpointError as AgentCheckpointError
     from agents.ppo import check_spaces
 
+    p = cfg.ppo
     if resume_from is not None:
         try:
             model = MaskablePPO.load(resume_from, env=None, device="cpu")
@@ -116,10 +122,15 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
             check_spaces(resume_from, model.observation_space, model.action_space, cfg.game)
         except AgentCheckpointError as exc:
             raise CheckpointError(str(exc)) from exc
+        # The training settings of the configuration (the saved one, or overridden on the command
+        # line) and its n_envs replace those stored in the checkpoint: load again with them (sb3
+        # sets them before it builds the rollout buffer and the schedules). Without env: sb3 would
+        # reseed it with the run's first seed, and a resumed run continues on fresh env streams.
+        model = MaskablePPO.load(resume_from, env=None, device="cpu", n_envs=venv.num_envs,
+                                 **{name: getattr(p, name) for name in RESUMABLE_PPO})
         model.set_env(venv)
         return model
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
-    p = cfg.ppo
     policy_kwargs: dict = {"activation_fn": activation}
     if p.policy == "scorer":
         from .policy import FEATURES_VERSION, ScorerPolicy
@@ -133,16 +144,7 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
     return MaskablePPO(
         policy,
         venv,
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
+        **{name: getattr(p, name) for name in RESUMABLE_PPO},
         policy_kwargs=policy_kwargs,
         seed=cfg.seed,
         device="cpu",
@@ -459,6 +461,9 @@ def load_run_config(run_dir: str | os.PathLike, overrides: dict[str, Any] | None
     saved = TrainConfig.from_yaml(path)
     if cfg.game != saved.game:
         raise ConfigError("game", "cannot change the game settings of a run on resume")
+    for name in ("policy", "net_arch", "scorer_arch", "activation"):
+        if getattr(cfg.ppo, name) != getattr(saved.ppo, name):
+            raise ConfigError(f"ppo.{name}", "cannot change the network of a run on resume")
     return dataclasses.replace(cfg, runs_dir=str(Path(run_dir).parent), name=Path(run_dir).name)
 
 
