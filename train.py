@@ -3,6 +3,7 @@
     python train.py --config configs/quick.yaml
     python train.py --config configs/default.yaml --seed 3 --ppo.learning_rate 1e-4
     python train.py --resume runs/default            # continue from the last checkpoint
+    python train.py --export runs/default/best.zip models/my_agent.zip   # a model file to ship
 
 Every configuration field (see ``--help``) can be overridden with its dotted
 name; values are read as YAML (``--opponents.mix '{greedy: 1, heuristic: 1}'``).
@@ -29,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", default="configs/default.yaml", help="YAML file (default: %(default)s)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--export", nargs=2, metavar=("MODEL", "OUT"),
+                        help="write MODEL (e.g. runs/default/best.zip) to OUT for playing: same weights, no optimizer "
+                             "state, compressed (a third of the size); then exit")
     group = parser.add_argument_group("configuration fields (override the YAML file)")
     for name, tp, help_text in flat_fields():
         type_name = getattr(tp, "__name__", str(tp)).replace("typing.", "")
@@ -55,6 +59,16 @@ def main(argv: list[str] | None = None) -> int:
     from skipbo_env.training.run import load_run_config, print_summary, train
 
     overrides = parse_overrides(args)
+    if args.export:
+        from skipbo_env.training.checkpoints import export_agent
+
+        try:
+            out = export_agent(*args.export)
+        except CheckpointError as exc:
+            print(f"train.py: error: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+        return 0
     try:
         if args.resume:
             cfg = load_run_config(args.resume, overrides)

@@ -231,6 +231,32 @@ def test_corrupt_and_mismatched_checkpoints_fail_clearly(tmp_path):
     assert train.main(["--resume", str(tmp_path / "nowhere")]) == 2
 
 
+def test_export_keeps_the_player_and_drops_the_optimizer_state(tmp_path):
+    from agents.ppo import PPOAgent
+    from skipbo_env.encoding import decode_action, observe
+    from skipbo_env.rules import new_game
+
+    cfg = TrainConfig.from_dict(tiny(tmp_path, total_timesteps=128))
+    run_training(cfg, progress=False)
+    src, out = tmp_path / "tiny" / "latest.zip", tmp_path / "ship" / "agent.zip"
+    assert train.main(["--export", str(src), str(out)]) == 0
+    assert out.stat().st_size < src.stat().st_size / 2
+    full, shipped = PPOAgent(src, cfg.game), PPOAgent(out, cfg.game)
+    assert shipped.model.policy.optimizer.state_dict()["state"] == {}
+    state_ = new_game(cfg.game, seed=1)
+    while not state_.is_over:
+        obs = observe(state_, state_.current)
+        action = full.act(obs)
+        assert shipped.act(obs) == action
+        state_.apply(decode_action(action, cfg.game))
+    # bad input: a missing model, a file that is no model, an output name sb3 would change
+    (tmp_path / "junk.zip").write_bytes(b"junk")
+    for args in ([str(tmp_path / "none.zip"), str(out)], [str(tmp_path / "junk.zip"), str(out)], [str(src), str(tmp_path / "x.pt")]):
+        assert train.main(["--export", *args]) == 2
+    state_ = new_game(cfg.game, seed=2)
+    assert PPOAgent(out, cfg.game).act(observe(state_, state_.current)) >= 0  # the earlier export is intact
+
+
 def test_batched_engine_switch(tmp_path):
     """vec_env: batched trains on the compiled engine, opponents redrawn per rollout."""
     data = tiny(tmp_path, vec_env="batched", n_envs=8)

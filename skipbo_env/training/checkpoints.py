@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,39 @@ def load_latest(run_dir: Path) -> tuple[Path, TrainState]:
     if not model.is_file():
         raise CheckpointError(f"{pointer}: names {state.model}, which is missing")
     return model, state
+
+
+def export_agent(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
+    """Write a copy of the MaskablePPO model ``src`` for playing, to ship: the same weights
+    and settings with a fresh optimizer state (Adam's moments are two thirds of a checkpoint
+    and only matter for training further), deflated. It loads like any checkpoint
+    (``PPOAgent``, ``evaluate.py``) and plays exactly as ``src``; ``dst`` is written
+    atomically (a temporary file, fsynced, then renamed)."""
+    from sb3_contrib import MaskablePPO
+
+    src, dst = Path(src), Path(dst)
+    if not src.is_file():
+        raise CheckpointError(f"{src}: no such model file")
+    if dst.suffix != ".zip":
+        raise CheckpointError(f"{dst}: the exported model's name must end in .zip")
+    try:
+        model = MaskablePPO.load(src, device="cpu")
+    except Exception as exc:  # sb3 raises many kinds for a bad file
+        raise CheckpointError(f"{src}: not a readable MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0), **policy.optimizer_kwargs)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    plain = dst.with_name(f".{dst.name}.plain.zip")
+    packed = dst.with_name(f".{dst.name}.tmp")
+    try:
+        model.save(plain)
+        with zipfile.ZipFile(plain) as fin, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as fout:
+            for info in fin.infolist():
+                fout.writestr(info.filename, fin.read(info), compress_type=zipfile.ZIP_DEFLATED)
+        with open(packed, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(packed, dst)
+    finally:
+        plain.unlink(missing_ok=True)
+        packed.unlink(missing_ok=True)
+    return dst
