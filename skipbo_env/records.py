@@ -137,12 +137,18 @@ def result_of(state: GameState) -> dict[str, Any]:
 
 def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
     """Write JSON to ``path`` through a temporary file in the same folder and a rename."""
+    return write_bytes_atomic(path, json.dumps(data).encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, fsynced, and a
+    rename: a kill at any moment leaves either the old file or the new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

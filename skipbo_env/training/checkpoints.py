@@ -9,6 +9,7 @@ after the pointer moved on.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import zipfile
@@ -16,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..records import write_json_atomic
+from ..records import write_bytes_atomic, write_json_atomic
 
 
 class CheckpointError(ValueError):
@@ -61,20 +62,31 @@ def model_path(run_dir: Path, steps: int) -> Path:
 def save_checkpoint(run_dir: Path, model: Any, state: TrainState) -> Path:
     """Save ``model`` and ``state`` atomically; returns the model file."""
     folder = run_dir / "checkpoints"
-    folder.mkdir(parents=True, exist_ok=True)
-    target = model_path(run_dir, state.timesteps)
-    tmp = target.with_name(f".{target.name}.tmp")
-    model.save(tmp)  # sb3 appends .zip when missing; we give a name that already ends in .tmp
-    saved = tmp if tmp.exists() else tmp.with_name(tmp.name + ".zip")
-    with open(saved, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(saved, target)
+    target = write_bytes_atomic(model_path(run_dir, state.timesteps), model_bytes(model))
     state.model = target.name
     write_json_atomic(folder / "latest.json", asdict(state))
     for old in folder.glob("model_*.zip"):
         if old.name != target.name:
             old.unlink(missing_ok=True)
     return target
+
+
+def model_bytes(model: Any) -> bytes:
+    """The zip file sb3's ``save`` writes for ``model``."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    return buffer.getvalue()
+
+
+def load_model(path: Path, **settings: Any) -> Any:
+    """Load a MaskablePPO zip on the CPU, with ``settings`` replacing stored attributes (sb3 applies
+    them before it builds the rollout buffer and schedules); raises :class:`CheckpointError`."""
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO.load(path, env=None, device="cpu", **settings)
+    except Exception as exc:  # sb3 raises many kinds for a bad file
+        raise CheckpointError(f"{path}: not a readable MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
 
 
 def load_latest(run_dir: Path) -> tuple[Path, TrainState]:
@@ -98,32 +110,18 @@ def export_agent(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
     and settings with a fresh optimizer state (Adam's moments are two thirds of a checkpoint
     and only matter for training further), deflated. It loads like any checkpoint
     (``PPOAgent``, ``evaluate.py``) and plays exactly as ``src``; ``dst`` is written
-    atomically (a temporary file, fsynced, then renamed)."""
-    from sb3_contrib import MaskablePPO
-
+    atomically."""
     src, dst = Path(src), Path(dst)
     if not src.is_file():
         raise CheckpointError(f"{src}: no such model file")
     if dst.suffix != ".zip":
         raise CheckpointError(f"{dst}: the exported model's name must end in .zip")
-    try:
-        model = MaskablePPO.load(src, device="cpu")
-    except Exception as exc:  # sb3 raises many kinds for a bad file
-        raise CheckpointError(f"{src}: not a readable MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
+    model = load_model(src)
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0), **policy.optimizer_kwargs)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    plain = dst.with_name(f".{dst.name}.plain.zip")
-    packed = dst.with_name(f".{dst.name}.tmp")
-    try:
-        model.save(plain)
-        with zipfile.ZipFile(plain) as fin, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as fout:
-            for info in fin.infolist():
-                fout.writestr(info.filename, fin.read(info), compress_type=zipfile.ZIP_DEFLATED)
-        with open(packed, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(packed, dst)
-    finally:
-        plain.unlink(missing_ok=True)
-        packed.unlink(missing_ok=True)
-    return dst
+    packed = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(model_bytes(model))) as fin, \
+            zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as fout:
+        for info in fin.infolist():
+            fout.writestr(info.filename, fin.read(info), compress_type=zipfile.ZIP_DEFLATED)
+    return write_bytes_atomic(dst, packed.getvalue())

@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from ..records import write_bytes_atomic
 from ..rules import ConfigError
-from .checkpoints import CheckpointError, TrainState, load_latest, save_checkpoint
-from .config import TrainConfig
+from .checkpoints import CheckpointError, TrainState, load_latest, load_model, model_bytes, save_checkpoint
+from .config import PPOSettings, TrainConfig
 
 METRIC_FIELDS = (
     "timesteps", "wall_seconds", "stage", "opponent", "games", "win_rate", "ci_low", "ci_high",
@@ -102,7 +103,8 @@ class BatchedOpponents:
 
 RESUMABLE_PPO = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
                  "ent_coef", "vf_coef", "max_grad_norm")
-"""PPO settings a resumed run may change (the rest of ``ppo`` shapes the network and may not)."""
+"""PPO settings a resumed run may change; the other fields of ``ppo`` shape the network and may not."""
+NETWORK_PPO = tuple(f.name for f in dataclasses.fields(PPOSettings) if f.name not in RESUMABLE_PPO)
 
 
 def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
@@ -114,23 +116,17 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None):
 
     p = cfg.ppo
     if resume_from is not None:
-        try:
-            model = MaskablePPO.load(resume_from, env=None, device="cpu")
-        except Exception as exc:  # sb3 raises many kinds for a bad file
-            raise CheckpointError(f"{resume_from}: not a readable MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
+        # The training settings of the configuration (the saved one, or overridden on the command
+        # line) and its n_envs replace those stored in the checkpoint. No env at load: sb3 would
+        # reseed it with the run's first seed, and a resumed run continues on fresh env streams.
+        model = load_model(resume_from, n_envs=venv.num_envs, **{name: getattr(p, name) for name in RESUMABLE_PPO})
         try:
             check_spaces(resume_from, model.observation_space, model.action_space, cfg.game)
         except AgentCheckpointError as exc:
             raise CheckpointError(str(exc)) from exc
-        # The training settings of the configuration (the saved one, or overridden on the command
-        # line) and its n_envs replace those stored in the checkpoint: load again with them (sb3
-        # sets them before it builds the rollout buffer and the schedules). Without env: sb3 would
-        # reseed it with the run's first seed, and a resumed run continues on fresh env streams.
-        model = MaskablePPO.load(resume_from, env=None, device="cpu", n_envs=venv.num_envs,
-                                 **{name: getattr(p, name) for name in RESUMABLE_PPO})
         model.set_env(venv)
         return model
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     policy_kwargs: dict = {"activation_fn": activation}
     if p.policy == "scorer":
         from .policy import FEATURES_VERSION, ScorerPolicy
@@ -275,11 +271,7 @@ class Trainer:
 
     def _snapshot(self, timesteps: int) -> None:
         pool_dir = self.run_dir / "pool"
-        pool_dir.mkdir(exist_ok=True)
-        path = pool_dir / f"snapshot_{timesteps:010d}.zip"
-        tmp = pool_dir / f".snapshot_{timesteps:010d}.tmp.zip"
-        self.model.save(tmp)
-        os.replace(tmp, path)
+        path = write_bytes_atomic(pool_dir / f"snapshot_{timesteps:010d}.zip", model_bytes(self.model))
         self.state.pool = (self.state.pool + [str(path)])[-self.cfg.opponents.selfplay_pool:]
         for old in pool_dir.glob("snapshot_*.zip"):
             if str(old) not in self.state.pool:
@@ -461,7 +453,7 @@ def load_run_config(run_dir: str | os.PathLike, overrides: dict[str, Any] | None
     saved = TrainConfig.from_yaml(path)
     if cfg.game != saved.game:
         raise ConfigError("game", "cannot change the game settings of a run on resume")
-    for name in ("policy", "net_arch", "scorer_arch", "activation"):
+    for name in NETWORK_PPO:
         if getattr(cfg.ppo, name) != getattr(saved.ppo, name):
             raise ConfigError(f"ppo.{name}", "cannot change the network of a run on resume")
     return dataclasses.replace(cfg, runs_dir=str(Path(run_dir).parent), name=Path(run_dir).name)
