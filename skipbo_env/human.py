@@ -38,8 +38,11 @@ from .rules import (
     SeatView,
     Source,
     card_name,
+    illegal_reason,
+    truncation_cause,
 )
 from .rules.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, PILE_COMPLETE
+from .rules.illegal import PARTNER_SOURCES
 from .rules.moves import CANONICAL
 
 Segment = str | tuple[str, str]
@@ -205,7 +208,7 @@ def _top(pile: Sequence[int]) -> int | None:
 
 
 def partner_source(move: Play) -> bool:
-    return move.source in (Source.PARTNER_STOCK, Source.PARTNER_DISCARD)
+    return move.source in PARTNER_SOURCES
 
 
 def _played_card(move: Play, view: SeatView, mover: int) -> int | None:
@@ -252,31 +255,26 @@ def describe_move(move: Move, view: SeatView, mover: int) -> str:
 
 
 def explain_illegal(view: SeatView, move: Move) -> str:
-    """Why a well-formed move is not legal for ``view.seat`` now (piles numbered from 1)."""
-    hand = view.hand
-    if isinstance(move, EndTurn):
-        if hand:
-            return (
-                f"your hand still holds {len(hand)} card(s): end the turn by discarding one (x<card>><pile>)"
-            )
+    """The rules' reason why a well-formed move is not legal for ``view.seat`` now
+    (:func:`skipbo_env.rules.illegal_reason`), worded for the person (piles numbered from 1)."""
+    why = illegal_reason(view, move)
+    kind = why.kind
+    if kind == "hand_not_empty":
+        return f"your hand still holds {why.count} card(s): end the turn by discarding one (x<card>><pile>)"
+    if kind == "stock_first":
         return "your stock top can be played and this game says the stock must be played first"
-    if isinstance(move, Discard):
-        if move.card not in hand:
-            return f"your hand holds no {card_name(move.card)}"
-        if move.card == WILD and not view.config.allow_wild_discard:
-            return "wilds may not be discarded in this game"
-        return "your stock top can be played and this game says the stock must be played first"
-    partner = view.partner
-    if partner_source(move) and partner is None:
+    if kind == "not_in_hand":
+        return f"your hand holds no {card_name(why.card)}"  # type: ignore[arg-type]
+    if kind == "wild_discard_off":
+        return "wilds may not be discarded in this game"
+    if kind == "no_partner":
         return "there is no partner in this game"
-    if move.source is Source.HAND and move.card not in hand:
-        return f"your hand holds no {card_name(move.card)}"  # type: ignore[arg-type]
-    card = _played_card(move, view, view.seat)
-    if card is None:
-        place = _ORIGINS[move.source].format((move.discard_pile or 0) + 1)
-        return f"the {place} is empty" if partner_source(move) else f"your {place} is empty"
-    need = view.building_values[move.build_pile] + 1
-    return f"building pile {move.build_pile + 1} needs a {need}, the card is a {card_name(card)}"
+    if kind == "empty_source":
+        place = _ORIGINS[why.source].format((why.discard_pile or 0) + 1)  # type: ignore[index]
+        return f"the {place} is empty" if why.source in PARTNER_SOURCES else f"your {place} is empty"
+    if kind == "wrong_number":
+        return f"building pile {why.build_pile + 1} needs a {why.need}, the card is a {card_name(why.card)}"  # type: ignore[operator,arg-type]
+    return why.text()
 
 
 # ====================================================================== table
@@ -348,7 +346,7 @@ def status_text(
         who = " and ".join(seat_name(s, labels, me) for s in seats)
         return f"game over in turn {turn + 1}: {who} won"
     if truncated:
-        return f"game over: no winner after {turn} turns (the turn limit)"
+        return f"game over: no winner after {turn} turns, truncated at {truncation_cause(config, turn)}"
     if current == me:
         return f"turn {turn + 1}: your move"
     return f"turn {turn + 1}: {seat_name(current, labels, me)} to move"

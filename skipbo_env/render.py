@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .rules import GameState, SeatView, card_name
+from .rules import GameConfig, GameState, SeatView, card_name, truncation_cause
 
 
 def _cards(cards) -> str:
@@ -13,19 +13,19 @@ def _top(card: int | None) -> str:
     return "-" if card is None else card_name(card)
 
 
-def _status(current: int, turn: int, winner: int | None, truncated: bool, winners=()) -> str:
+def _status(config: GameConfig, current: int, turn: int, winner: int | None, truncated: bool, winners=()) -> str:
     if winner is not None:
         who = " and ".join(f"player_{s}" for s in winners) if winners else f"player_{winner}"
         return f"turn {turn}: game over, {who} won"
     if truncated:
-        return f"turn {turn}: game over, truncated at the turn limit"
+        return f"turn {turn}: game over, truncated at {truncation_cause(config, turn)}"
     return f"turn {turn}: player_{current} to move"
 
 
 def render_view(view: SeatView) -> str:
     """The table as ``view.seat`` sees it (SB = Skip-Bo wild)."""
     lines = [
-        _status(view.current_player, view.turn, view.winner, view.truncated),
+        _status(view.config, view.current_player, view.turn, view.winner, view.truncated),
         "building: " + "  ".join(f"[{v or '-'}]" for v in view.building_values)
         + f"   draw pile {view.draw_size}, completed {view.completed_size}",
     ]
@@ -44,7 +44,7 @@ def render_state(state: GameState) -> str:
     """Full information: every hand and stock, for replays and debugging."""
     n = state.config.num_players
     lines = [
-        _status(state.current, state.turn, state.winner, state.truncated, state.winners),
+        _status(state.config, state.current, state.turn, state.winner, state.truncated, state.winners),
         "building: " + "  ".join(f"[{len(p) or '-'}]" for p in state.building)
         + f"   draw pile {len(state.draw_pile)}, completed {len(state.completed)}",
     ]

@@ -444,7 +444,7 @@ def test_status_lines_of_a_truncated_and_a_won_game():
     assert human.status_text(state, labels, me=1) == "turn 1: player_0 (human) to move"
     while not state.is_over:
         state.apply(next(m for m in state.legal_moves() if isinstance(m, Discard)))
-    assert human.status_text(state, labels) == "game over: no winner after 2 turns (the turn limit)"
+    assert human.status_text(state, labels) == "game over: no winner after 2 turns, truncated at the turn limit (2)"
     won = make_state(2, stocks={0: [], 1: [4]}, winner=0, turn=5)
     assert human.status_text(won, labels, me=0) == "game over in turn 6: you won"
     assert human.status_text(won.view(1), labels, me=1) == "game over in turn 6: player_0 (human) won"

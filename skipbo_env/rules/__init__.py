@@ -10,9 +10,20 @@ Typical use::
         state.apply(move)
 """
 
-from .cards import DECK_SIZE, HAND_SIZE, NUMBERS, WILD, card_name, standard_deck
+from .cards import (
+    DECK_SIZE,
+    HAND_SIZE,
+    NUMBERS,
+    WILD,
+    card_name,
+    cards_until_playable,
+    missing_numbers,
+    numbers_missing,
+    standard_deck,
+)
 from .config import GameConfig, default_stock_size
 from .errors import ConfigError, GameOverError, IllegalMoveError, SkipBoError, StateError
+from .illegal import IllegalReason, illegal_reason
 from .moves import (
     ALL_MOVES,
     END_TURN,
@@ -26,7 +37,7 @@ from .moves import (
     move_to_dict,
 )
 from .scoring import MatchResult, Player, game_points, play_game, play_match
-from .state import GameState, new_game, validate_deck
+from .state import GameState, new_game, truncation_cause, validate_deck
 from .view import SeatView
 
 __all__ = [
@@ -44,6 +55,7 @@ __all__ = [
     "GameOverError",
     "GameState",
     "IllegalMoveError",
+    "IllegalReason",
     "MatchResult",
     "Move",
     "Play",
@@ -53,13 +65,18 @@ __all__ = [
     "Source",
     "StateError",
     "card_name",
+    "cards_until_playable",
     "default_stock_size",
     "game_points",
+    "illegal_reason",
+    "missing_numbers",
     "move_from_dict",
     "move_to_dict",
     "new_game",
+    "numbers_missing",
     "play_game",
     "play_match",
     "standard_deck",
+    "truncation_cause",
     "validate_deck",
 ]

@@ -42,6 +42,30 @@ def card_counts(cards: Iterable[int]) -> list[int]:
 EXPECTED_COUNTS = card_counts(standard_deck())
 
 
+def missing_numbers(pile_value: int, card: int) -> tuple[int, ...]:
+    """The numbers that must go on a building pile showing ``pile_value`` (0 empty .. 11)
+    before number ``card`` (1..12) fits there, in the order they are played.
+
+    A pile showing ``v`` takes ``v + 1`` (R12); past 12 it is completed and
+    restarts at 1 (R13), so the chain wraps round 12. Empty when the card fits now.
+    Example: a pile showing 10 needs ``(11, 12, 1)`` before a 2.
+    """
+    return tuple((pile_value + i) % PILE_COMPLETE + 1 for i in range(numbers_missing(pile_value, card)))
+
+
+def numbers_missing(pile_value: int, card: int) -> int:
+    """How many numbers :func:`missing_numbers` lists: ``(card - pile_value - 1) mod 12``."""
+    return (card - pile_value - 1) % PILE_COMPLETE
+
+
+def cards_until_playable(card: int, building_values: Iterable[int]) -> int:
+    """The fewest numbers that must go on some building pile before number ``card`` fits there.
+
+    ``0`` means it can be played now; see :func:`numbers_missing`.
+    """
+    return min(numbers_missing(value, card) for value in building_values)
+
+
 def card_name(card: int) -> str:
     """``'SB'`` for a wild, the number otherwise."""
     return "SB" if card == WILD else str(card)

@@ -141,10 +141,10 @@ def _index(path: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-def state_from_dict(data: Any):
-    """Validate ``data`` completely, then build the state; nothing is half-loaded."""
-    from .state import GameState
-
+def state_fields_from_dict(data: Any) -> tuple:
+    """Validate ``data`` completely and return the :class:`~skipbo_env.rules.GameState`
+    constructor arguments, in order (``GameState.from_dict`` builds the state from them,
+    so nothing is half-loaded)."""
     _check_keys("state", data, KEYS)
     if data["format"] != FORMAT:
         raise StateError("format", f"must be {FORMAT!r}, got {data['format']!r}")
@@ -209,9 +209,7 @@ def state_from_dict(data: Any):
         for card in h:
             c[card] += 1
         hand_counts.append(c)
-    return GameState(
-        config, draw_pile, hand_counts, stocks, discards, building, completed, current, turn, winner, rng, moves
-    )
+    return config, draw_pile, hand_counts, stocks, discards, building, completed, current, turn, winner, rng, moves
 
 
 def _check_outcome(config: GameConfig, stocks, current: int, turn: int, winner: int | None) -> None:

@@ -35,8 +35,11 @@ from .cards import (
 )
 from .config import GameConfig
 from .errors import GameOverError, IllegalMoveError, StateError
+from .illegal import illegal_reason
 from .legal import generate_legal_moves
 from .moves import CANONICAL, Discard, EndTurn, Move, Play, Source
+from .serialization import state_fields_from_dict, state_to_dict
+from .view import SeatView
 
 SeedLike = int | np.random.Generator | None
 
@@ -268,50 +271,11 @@ class GameState:
     def _over_reason(self) -> str:
         if self.winner is not None:
             return f"the game is over: seat {self.winner} won"
-        if self.turn >= self.config.turn_limit:
-            return f"the game is over: truncated at the turn limit ({self.config.turn_limit})"
-        return f"the game is over: truncated at the move limit ({self.config.move_limit})"
+        return f"the game is over: truncated at {truncation_cause(self.config, self.turn)}"
 
     def _explain(self, move: object) -> str:
         """Why a move is illegal here (only called once it is known to be)."""
-        if not isinstance(move, Play | Discard | EndTurn):
-            return f"not a move: expected Play, Discard or EndTurn, got {type(move).__name__}"
-        seat = self.current
-        hand = self.hands[seat]
-        if isinstance(move, EndTurn):
-            if any(hand):
-                return (
-                    f"the hand still holds {sum(hand)} card(s); end the turn by discarding (R16, R21)"
-                )
-            return "the own stock top can be played and must_play_stock is on"
-        if isinstance(move, Discard):
-            if not hand[move.card]:
-                return f"the hand holds no {card_name(move.card)}"
-            if move.card == WILD and not self.config.allow_wild_discard:
-                return "wilds may not be discarded (allow_wild_discard is off)"
-            return "the own stock top can be played and must_play_stock is on"
-        need = len(self.building[move.build_pile]) + 1
-        source = move.source
-        if source in (Source.PARTNER_STOCK, Source.PARTNER_DISCARD) and not self.config.partner_game:
-            return "partner cards can only be played in the partner game (R27)"
-        if source is Source.HAND:
-            if not hand[move.card]:  # type: ignore[index]
-                return f"the hand holds no {card_name(move.card)}"  # type: ignore[arg-type]
-            top = move.card
-        else:
-            owner = seat if source in (Source.STOCK, Source.DISCARD) else self.config.partner(seat)
-            if source in (Source.STOCK, Source.PARTNER_STOCK):
-                pile, what = self.stocks[owner], "stock"  # type: ignore[index]
-            else:
-                pile = self.discards[owner][move.discard_pile]  # type: ignore[index]
-                what = f"discard pile {move.discard_pile}"
-            if not pile:
-                return f"{what} is empty"
-            top = pile[-1]
-        return (
-            f"building pile {move.build_pile} needs a {need} (R12), "
-            f"the card is a {card_name(top)}"  # type: ignore[arg-type]
-        )
+        return illegal_reason(self.view(self.current), move).text()
 
     # ------------------------------------------------------------- helpers
     def copy(self) -> GameState:
@@ -333,24 +297,18 @@ class GameState:
             self.moves,
         )
 
-    def view(self, seat: int):  # -> SeatView (import cycle avoided)
+    def view(self, seat: int) -> SeatView:
         """What ``seat`` may know of this game; see :class:`skipbo_env.rules.view.SeatView`."""
-        from .view import SeatView
-
         return SeatView.from_state(self, seat)
 
     def to_dict(self) -> dict:
         """JSON-safe dict; see ``docs/state-format.md``."""
-        from .serialization import state_to_dict
-
         return state_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> GameState:
         """Validate and load a dict made by :meth:`to_dict`; raises :class:`StateError`."""
-        from .serialization import state_from_dict
-
-        return state_from_dict(data)
+        return cls(*state_fields_from_dict(data))
 
     def __repr__(self) -> str:
         status = (
@@ -358,6 +316,15 @@ class GameState:
             else "truncated" if self.truncated else f"current={self.current}"
         )
         return f"GameState({self.config.num_players} players, turn {self.turn}, {status})"
+
+
+def truncation_cause(config: GameConfig, turn: int) -> str:
+    """What ended a game without a winner, in words: ``"the turn limit (1000)"`` (R23) or
+    ``"the move limit (20000)"``. ``turn`` is the game's turn counter at the end (a game that
+    stopped before the turn limit was stopped by the move limit)."""
+    if turn >= config.turn_limit:
+        return f"the turn limit ({config.turn_limit})"
+    return f"the move limit ({config.move_limit})"
 
 
 def validate_deck(deck: Sequence[object]) -> list[int]:
