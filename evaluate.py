@@ -18,9 +18,10 @@ import os
 import sys
 import time
 
-from agents import AGENTS
 from agents.report import markdown, write_outputs
 from agents.tournament import run_tournament
+
+from agents import AGENTS
 from skipbo_env.rules import ConfigError, GameConfig
 
 

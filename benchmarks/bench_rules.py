@@ -20,7 +20,7 @@ import platform
 import random
 import time
 
-from skipbo_env.policies import as_player, greedy_move
+from skipbo_env.bots.greedy import as_player, greedy_move
 from skipbo_env.rules import GameConfig, new_game
 
 

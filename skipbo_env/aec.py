@@ -10,12 +10,13 @@ and :meth:`raw_env._finish` only.
 * Agents are ``player_0`` .. ``player_{n-1}``; ``player_k`` sits in seat ``k``.
 * A turn is several actions (plays, then a discard or an end of turn), so
   ``agent_selection`` stays on the same agent until its turn ends.
-* Rewards: +1 to every seat of the winning side (both partners in the
-  partner game), -1 to every other seat, 0 to all when the turn limit
-  truncates the game. With ``reward_shaping=True`` the mover also gets
-  :data:`STOCK_CARD_REWARD` for each card it plays from its own stock (or,
-  in the partner game, its partner's stock); the terminal rewards are the
-  same with or without shaping.
+* Rewards (the episode contract, :mod:`skipbo_env.episode`): +1 to every
+  seat of the winning side (both partners in the partner game), -1 to every
+  other seat, 0 to all when the turn limit or the move limit truncates the
+  game. With ``reward_shaping=True`` the mover also gets
+  :data:`~skipbo_env.episode.STOCK_CARD_REWARD` for each card it plays from
+  its own stock (or, in the partner game, its partner's stock); the terminal
+  rewards are the same with or without shaping.
 * In :class:`raw_env` an illegal action raises the rules'
   :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing; :func:`env`
   wraps the env as PettingZoo's classic envs are, so there an illegal action
@@ -50,11 +51,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .encoding import decode_action, num_actions, observation_layout, observe
+from .episode import (
+    STOCK_CARD_REWARD,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
+    check_flag,
+    shaping_reward,
+    terminal_rewards,
+)
 from .render import render_table
-from .rules import ConfigError, GameConfig, GameState, Play, Source, new_game
-
-STOCK_CARD_REWARD = 0.01
-"""Shaping reward per own (or partner's) stock card played, when ``reward_shaping=True``."""
+from .rules import ConfigError, GameConfig, GameState, new_game
 
 GAME_KEYS = tuple(f.name for f in dataclasses.fields(GameConfig))
 """Configuration keys that go to :class:`~skipbo_env.rules.GameConfig`."""
@@ -65,8 +69,6 @@ ENV_DEFAULTS: dict[str, Any] = {"render_mode": None, "reward_shaping": False, "r
 RENDER_MODES = ("ansi", "human")
 RESET_OPTIONS = ("deck", "state")
 """Keys of ``reset(options=...)`` that the env acts on."""
-
-_STOCK_SOURCES = (Source.STOCK, Source.PARTNER_STOCK)
 
 
 # ------------------------------------------------------------------ config
@@ -89,8 +91,8 @@ def parse_config(config: Mapping[str, Any], env_defaults: Mapping[str, Any]) -> 
     if mode is not None and mode not in RENDER_MODES:
         raise ConfigError("render_mode", f"must be None or one of {RENDER_MODES}, got {mode!r}")
     for key in ("reward_shaping", "render_full"):
-        if key in options and type(options[key]) is not bool:
-            raise ConfigError(key, f"must be true or false, got {options[key]!r}")
+        if key in options:
+            check_flag(key, options[key])
     return game, options
 
 
@@ -165,7 +167,7 @@ class raw_env(AECEnv):
     Keywords: every :class:`~skipbo_env.rules.GameConfig` field
     (``num_players``, ``stock_size``, ``short_game``, ``partner_game``,
     ``allow_wild_discard``, ``must_play_stock``, ``first_player``,
-    ``turn_limit``) plus
+    ``turn_limit``, ``move_limit``) plus
 
     * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text)
       or ``"human"`` (``render()`` prints it, and every reset and step renders);
@@ -271,8 +273,7 @@ class raw_env(AECEnv):
         game.apply(move)  # raises before anything changes when the move is illegal
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        if self.reward_shaping and isinstance(move, Play) and move.source in _STOCK_SOURCES:
-            self.rewards[agent] += STOCK_CARD_REWARD
+        self.rewards[agent] += shaping_reward(move, self.reward_shaping)
         if game.is_over:
             self._finish(self._seat[agent])
         else:
@@ -319,9 +320,8 @@ class raw_env(AECEnv):
         game = self.game
         assert game is not None
         if game.winner is not None:
-            winners = set(game.winners)
-            for seat, agent in enumerate(self.possible_agents):
-                self.rewards[agent] += 1.0 if seat in winners else -1.0
+            for agent, reward in zip(self.possible_agents, terminal_rewards(self.config, game.winner), strict=True):
+                self.rewards[agent] += reward
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.truncations = dict.fromkeys(self.agents, True)

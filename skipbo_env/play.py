@@ -8,7 +8,9 @@ Examples::
     python -m skipbo_env.play --replay game.json              # full-information replay
 
 The person's seat sees only its seat view (``state.view(seat)``); opponents
-are agents (``act(observation) -> int``) fed by :func:`skipbo_env.encoding.observe`.
+are agents (``act(observation) -> int``, any spec :func:`skipbo_env.agents.load_agent`
+accepts), and the game runs through the one game loop,
+:func:`skipbo_env.episode.decisions`.
 Move keys and the table are described in :mod:`skipbo_env.human` and
 docs/play.md. Games are saved, and replayed, as :class:`~skipbo_env.records.GameRecord`
 JSON files, the same format ``evaluate.py`` writes.
@@ -20,12 +22,11 @@ import argparse
 import secrets
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
-
-from .encoding import decode_action, observe
+from .agents import AGENTS, agent_label, derive_seed, load_agent
+from .encoding import encode_action
+from .episode import AgentError, decisions
 from .human import (
     HumanPlayer,
     QuitGame,
@@ -45,43 +46,24 @@ HUMAN_LABEL = "human"
 
 
 # ====================================================================== agents
-def _agent_registry() -> Any:
-    import agents
-
-    return agents
-
-
 def default_opponent() -> str:
-    """``heuristic`` when that agent exists, else ``greedy``."""
-    return "heuristic" if "heuristic" in _agent_registry().AGENTS else "greedy"
-
-
-def resolve_agent(spec: str, config: GameConfig, seed: int) -> Any:
-    """The agent named by ``spec``: a registered name or, where supported, a checkpoint path.
-
-    Uses ``agents.load_agent`` (names and trained checkpoints) when the agents
-    package has it, else ``agents.make_agent`` (names only). Errors are
-    ``ValueError``/``OSError`` with a message naming the spec.
-    """
-    registry = _agent_registry()
-    loader = getattr(registry, "load_agent", None)
-    if loader is not None:
-        return loader(spec, config, seed)
-    return registry.make_agent(spec, config, seed)
-
-
-def agent_label(spec: str) -> str:
-    """A short label for a seat: the agent name, or a checkpoint's file name without suffix."""
-    return Path(spec).stem if ("/" in spec or "\\" in spec or spec.endswith(".zip")) else spec
+    """The strongest scripted agent: ``heuristic``."""
+    return "heuristic"
 
 
 def agent_seed(game_seed: int, seat: int) -> int:
     """Each opponent's own seed, derived from the game seed and its seat."""
-    return int(np.random.SeedSequence([game_seed, seat]).generate_state(1)[0])
+    return derive_seed(game_seed, seat, bits=32)
 
 
-class AgentError(RuntimeError):
-    """An agent returned an action that is not a legal move."""
+class _Person:
+    """The person's seat in the game loop: shows their seat view and reads a move key."""
+
+    def __init__(self, player: HumanPlayer, state: GameState, seat: int) -> None:
+        self.player, self.state, self.seat = player, state, seat
+
+    def act(self, observation: Any) -> int:
+        return encode_action(self.player(self.state.view(self.seat)), self.state.config)
 
 
 # ====================================================================== a game
@@ -102,28 +84,18 @@ def run_game(
     ``"finished"``, ``"quit"``, ``"end of input"`` or ``"interrupted"`` (Ctrl-C).
     Raises :class:`AgentError` when an agent picks an illegal action.
     """
-    human = HumanPlayer(terminal, labels)
+    agents = dict(opponents)
+    agents[human_seat] = _Person(HumanPlayer(terminal, labels), state, human_seat)
     try:
-        while not state.is_over:
-            seat = state.current
-            before = state.view(human_seat)
-            if seat == human_seat:
-                move = human(before)
-            else:
-                action = opponents[seat].act(observe(state, seat))
-                try:
-                    move = decode_action(action, state.config)
-                except ValueError as exc:
-                    raise AgentError(f"{seat_name(seat, labels)} chose action {action!r}: {exc}") from exc
-                if not state.is_legal(move):
-                    raise AgentError(f"{seat_name(seat, labels)} chose an illegal move: {move}")
+        for decision in decisions(state, [agents[s] for s in range(state.config.num_players)], labels):
+            seat, move = decision.seat, decision.move
+            if seat != human_seat:
                 terminal.pause(delay)
-            text = describe_move(move, before, seat)
-            state.apply(move)
+            text = describe_move(move, state.view(human_seat), seat)
             if recorder is not None:
                 recorder.add(move)
-            name = seat_name(seat, labels, human_seat)
-            terminal.line((name, "bold cyan" if seat == human_seat else "bold"), ": " + text)
+            terminal.line((seat_name(seat, labels, human_seat), "bold cyan" if seat == human_seat else "bold"),
+                          ": " + text)
     except QuitGame as exc:
         return exc.reason
     except KeyboardInterrupt:
@@ -217,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     game = parser.add_argument_group("a game")
     game.add_argument("--opponents", nargs="+", metavar="AGENT",
                       help="one agent for all opponents, or one per opponent in seat order from your left: "
-                           "a name (random, greedy, heuristic, ...) or a checkpoint path "
+                           f"a name ({', '.join(AGENTS)}) or a checkpoint path "
                            "(default: heuristic if available, else greedy)")
     game.add_argument("--players", type=int,
                       help="number of players, 2-6 (default: 1 + opponents; 4 with --partner)")
@@ -320,7 +292,7 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, terminal: T
     for seat, spec in enumerate(specs):
         if seat != me:
             try:
-                opponents[seat] = resolve_agent(spec, config, agent_seed(seed, seat))
+                opponents[seat] = load_agent(spec, config, agent_seed(seed, seat))
             except (OSError, ValueError) as exc:
                 parser.error(f"--opponents: cannot load {spec!r}: {exc}")
     labels = [HUMAN_LABEL if seat == me else agent_label(spec) for seat, spec in enumerate(specs)]

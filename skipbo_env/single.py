@@ -11,9 +11,10 @@ first) and :meth:`SkipBoSingleEnv.step` (after the learner's turn ends).
   observation: :meth:`SkipBoSingleEnv.action_masks` returns it as a bool
   array (the method sb3-contrib's ``MaskablePPO`` calls), and ``info``
   carries it as ``info["action_mask"]`` (int8).
-* Reward: the learner's own AEC reward summed over everything that happened
-  since its last action: +1 when its side wins (partner game: its team),
-  -1 when any other side wins, 0 on truncation, plus shaping when
+* Reward (the episode contract, :mod:`skipbo_env.episode`): the learner's
+  own AEC reward summed over everything that happened since its last
+  action: +1 when its side wins (partner game: its team), -1 when any other
+  side wins, 0 on truncation (turn or move limit), plus shaping when
   ``reward_shaping=True``. Another seat's reward is never handed back.
 * Illegal learner action: ``illegal_action="raise"`` (default) raises the
   rules' :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing;
@@ -25,7 +26,7 @@ first) and :meth:`SkipBoSingleEnv.step` (after the learner's turn ends).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -33,13 +34,19 @@ import numpy as np
 from gymnasium import spaces
 
 from .aec import ENV_DEFAULTS, RENDER_MODES, check_seed, parse_config, raw_env
+from .bots import make_bot
 from .encoding import num_actions, observation_layout
+from .episode import (
+    ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
+    ILLEGAL_ACTION_REWARD,
+    MAX_REDEALS,
+    check_illegal_action,
+    check_learner_seat,
+    opponent_specs,
+    redeal_error,
+)
 from .render import render_table
-from .rules import ConfigError, GameConfig, IllegalMoveError
-
-ILLEGAL_ACTION_MODES = ("raise", "lose")
-MAX_REDEALS = 100
-"""Deals in a row that may end before the learner's first move before reset gives up."""
+from .rules import IllegalMoveError
 
 SINGLE_DEFAULTS: dict[str, Any] = {
     **ENV_DEFAULTS,
@@ -48,20 +55,6 @@ SINGLE_DEFAULTS: dict[str, Any] = {
     "illegal_action": "raise",
 }
 """The env's own configuration keys with their defaults (game keys come on top)."""
-
-
-def _resolve_opponent(spec: Any, config: GameConfig, where: str) -> tuple[Any, str | None]:
-    """(agent, name): a scripted agent built by name, or the given object as is."""
-    if isinstance(spec, str):
-        from agents import make_agent  # lazy: the envs layer does not need agents at import
-
-        try:
-            return make_agent(spec, config, seed=None), spec
-        except ValueError as exc:
-            raise ConfigError(where, str(exc)) from None
-    if callable(getattr(spec, "act", None)):
-        return spec, None
-    raise ConfigError(where, f"must be an agent name or an object with act(observation) -> int, got {spec!r}")
 
 
 class SkipBoSingleEnv(gymnasium.Env):
@@ -73,9 +66,9 @@ class SkipBoSingleEnv(gymnasium.Env):
     * ``opponents``: one spec per other seat, listed from the learner's left
       (the seat after the learner first; in the partner game entry
       ``n/2 - 1`` is the learner's partner), or a single spec for all. A spec
-      is an agent name from :data:`agents.AGENTS` (``"random"``,
-      ``"greedy"``; built with :func:`agents.make_agent` and reseeded from the
-      env's generator on every reset) or any object with
+      is a scripted agent name from :data:`skipbo_env.bots.BOTS` (``"random"``,
+      ``"greedy"``, ``"heuristic"``; built with :func:`skipbo_env.bots.make_bot`
+      and reseeded from the env's generator on every reset) or any object with
       ``act(observation) -> int`` (used as given; it owns its randomness).
       Default ``"random"``.
     * ``learner_seat``: the learner's seat, or ``None`` (default) for a
@@ -90,20 +83,12 @@ class SkipBoSingleEnv(gymnasium.Env):
 
     def __init__(self, **config: Any) -> None:
         game_config, options = parse_config(config, SINGLE_DEFAULTS)
-        n = game_config.num_players
         self.config = game_config
         self.render_mode: str | None = options["render_mode"]
         self.render_full: bool = options["render_full"]
         self.reward_shaping: bool = options["reward_shaping"]
-        self.illegal_action: str = options["illegal_action"]
-        if self.illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ConfigError(
-                "illegal_action", f"must be one of {ILLEGAL_ACTION_MODES}, got {self.illegal_action!r}"
-            )
-        seat = options["learner_seat"]
-        if seat is not None and (type(seat) is not int or not 0 <= seat < n):
-            raise ConfigError("learner_seat", f"must be None or an int in 0..{n - 1}, got {seat!r}")
-        self.learner_seat_config: int | None = seat
+        self.illegal_action: str = check_illegal_action(options["illegal_action"])
+        self.learner_seat_config: int | None = check_learner_seat(options["learner_seat"], game_config)
         self.set_opponents(options["opponents"])
         self.aec = raw_env(**game_config.to_dict(), reward_shaping=self.reward_shaping)
         layout = observation_layout(game_config)
@@ -123,7 +108,7 @@ class SkipBoSingleEnv(gymnasium.Env):
         (when not fixed), one seed per named opponent, the game. A game that
         ends before the learner's first move (tiny stocks or turn limits) is
         dealt again from the next draws, at most :data:`MAX_REDEALS` times;
-        ``info["redeals"]`` counts them. With a ``deck`` or ``state`` option
+        ``info["redeals"]`` counts them (the episode contract's redeal cap). With a ``deck`` or ``state`` option
         there is nothing to re-deal, and such a game raises ``ValueError``.
         """
         super().reset(seed=check_seed(seed))
@@ -142,10 +127,7 @@ class SkipBoSingleEnv(gymnasium.Env):
                 raise ValueError("reset options: the given game ends before the learner's first move")
             self._redeals += 1
             if self._redeals > MAX_REDEALS:
-                raise RuntimeError(
-                    f"{MAX_REDEALS} deals in a row ended before the learner's first move; "
-                    "raise stock_size or turn_limit"
-                )
+                raise redeal_error()
         self._over = False
         obs = self._observe()
         if self.render_mode == "human":
@@ -170,7 +152,7 @@ class SkipBoSingleEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise
             self._over = True
-            return self._observe(), -1.0, True, False, self._info(illegal_action=True)
+            return self._observe(), ILLEGAL_ACTION_REWARD, True, False, self._info(illegal_action=True)
         reward = float(self.aec.rewards[learner])
         reward += self._play_opponents()
         terminated = bool(self.aec.terminations[learner])
@@ -186,14 +168,9 @@ class SkipBoSingleEnv(gymnasium.Env):
 
         Training uses it to draw new opponents each episode (see skipbo_env/training/envs.py).
         """
-        n = self.config.num_players
-        if isinstance(specs, str) or not isinstance(specs, Sequence):
-            specs = [specs] * (n - 1)
-        if len(specs) != n - 1:
-            raise ConfigError("opponents", f"needs one spec per other seat ({n - 1}) or a single spec, got {len(specs)}")
-        resolved = [_resolve_opponent(s, self.config, f"opponents[{i}]") for i, s in enumerate(specs)]
-        self.opponents = [agent for agent, _ in resolved]
-        self._opponent_names = [name for _, name in resolved]
+        specs = opponent_specs(specs, self.config)
+        self.opponents = [make_bot(s, self.config) if isinstance(s, str) else s for s in specs]
+        self._opponent_names = [s if isinstance(s, str) else None for s in specs]
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (all False once the episode is over)."""

@@ -9,11 +9,11 @@ import sys
 import gymnasium
 import numpy as np
 import pytest
+from agents.heuristic import HeuristicAgent, placement_score, reach_chance
+from agents.ppo import CheckpointError, PPOAgent
 from conftest import W, make_state
 
 from agents import AGENTS, Agent, load_agent, make_agent
-from agents.heuristic import HeuristicAgent, placement_score, reach_chance
-from agents.ppo import CheckpointError, PPOAgent
 from skipbo_env.encoding import (
     decode_action,
     encode_action,

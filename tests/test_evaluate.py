@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from agents.tournament import lineups, run_tournament, seat_plan, wilson_interval
+
 from skipbo_env.records import GameRecord
 from skipbo_env.rules import GameConfig
 

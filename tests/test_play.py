@@ -413,7 +413,7 @@ def test_an_agent_choosing_an_illegal_action_is_reported(monkeypatch):
         def act(self, observation):
             return int(np.flatnonzero(np.asarray(observation["action_mask"]) == 0)[0])
 
-    monkeypatch.setattr(play, "resolve_agent", lambda spec, config, seed: Stubborn())
+    monkeypatch.setattr(play, "load_agent", lambda spec, config, seed: Stubborn())
     first = new_game(GameConfig(num_players=3), seed=0).current
     code, out, err = run(["--seed", "0", "--players", "3", "--seat", str((first + 1) % 3)])
     assert code == 1 and "chose an illegal move" in err
@@ -423,18 +423,21 @@ def test_checkpoint_paths_get_short_labels():
     assert play.agent_label("greedy") == "greedy"
     assert play.agent_label("runs/ppo/final.zip") == "final"
     assert play.agent_seed(3, 1) == play.agent_seed(3, 1) != play.agent_seed(3, 2)
+    # the seeds of earlier releases: a seeded game deals and plays as before
+    assert play.agent_seed(3, 1) == int(np.random.SeedSequence([3, 1]).generate_state(1)[0])
 
 
-def test_resolve_agent_prefers_load_agent_when_the_agents_package_has_it(monkeypatch):
-    import agents
-
-    config = GameConfig()
-    assert type(play.resolve_agent("greedy", config, 1)).__name__ == "GreedyAgent"
+def test_opponents_come_from_the_agents_loader(monkeypatch, tmp_path):
     calls = []
-    monkeypatch.setattr(agents, "load_agent", lambda spec, cfg, seed: calls.append((spec, cfg, seed)) or "ok",
-                        raising=False)
-    assert play.resolve_agent("runs/x.zip", config, 7) == "ok"
-    assert calls == [("runs/x.zip", config, 7)]
+
+    def loader(spec, cfg, seed):
+        calls.append((spec, seed))
+        return make_agent("greedy", cfg, seed)
+
+    monkeypatch.setattr(play, "load_agent", loader)
+    code, _, _ = run(["--seed", "4", "--opponents", "runs/x.zip", "--short"], lines=["q"])
+    assert code == 0
+    assert calls == [("runs/x.zip", play.agent_seed(4, 1))]
 
 
 def test_status_lines_of_a_truncated_and_a_won_game():

@@ -17,11 +17,11 @@ pytest.importorskip("ray.rllib")
 
 import ray  # noqa: E402
 import torch  # noqa: E402
+from agents.tournament import run_tournament  # noqa: E402
 
 import evaluate  # noqa: E402
 import skipbo_env  # noqa: E402
 from agents import load_agent  # noqa: E402
-from agents.tournament import run_tournament  # noqa: E402
 from skipbo_env.encoding import observe  # noqa: E402
 from skipbo_env.rllib import (  # noqa: E402
     LEARNER,

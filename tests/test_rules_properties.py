@@ -2,7 +2,7 @@
 
 ``test_invariants_over_10000_games`` plays 10,000 games over 2–6 players,
 short, partner and variant games, with seats driven by uniform random play,
-play-first random play and the greedy policy of ``skipbo_env.policies``:
+play-first random play and the greedy policy of ``skipbo_env.bots.greedy``:
 
 * every step of all 10,000 games: the 162 cards with the right counts, building
   piles showing 0–11 with well-formed contents, a non-empty legal move list
@@ -32,8 +32,8 @@ from conftest import check_card_count, check_view_hides
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from skipbo_env.bots.greedy import greedy_move
 from skipbo_env.encoding import fields_from_view
-from skipbo_env.policies import greedy_move
 from skipbo_env.rules import (
     WILD,
     Discard,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import make_state
 
-from skipbo_env.policies import as_player, greedy_move, random_move
+from skipbo_env.bots.greedy import as_player, greedy_move, random_move
 from skipbo_env.rules import (
     ConfigError,
     GameConfig,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from agents.ppo import CheckpointError
 
 from agents import load_agent
-from agents.ppo import CheckpointError
 from skipbo_env.encoding import decode_action, observe
 from skipbo_env.rules import GameConfig, new_game
 

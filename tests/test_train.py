@@ -211,7 +211,7 @@ def test_corrupt_and_mismatched_checkpoints_fail_clearly(tmp_path):
     model, _ = load_latest(run_dir)
     original = model.read_bytes()
     model.write_bytes(b"not a zip file")
-    with pytest.raises(CheckpointError, match="not a readable MaskablePPO checkpoint"):
+    with pytest.raises(CheckpointError, match="not a MaskablePPO checkpoint"):
         run_training(load_run_config(run_dir, {"total_timesteps": 256}), resume_dir=run_dir, progress=False)
     model.write_bytes(original)
     pointer = run_dir / "checkpoints" / "latest.json"
@@ -233,6 +233,7 @@ def test_corrupt_and_mismatched_checkpoints_fail_clearly(tmp_path):
 
 def test_export_keeps_the_player_and_drops_the_optimizer_state(tmp_path):
     from agents.ppo import PPOAgent
+
     from skipbo_env.encoding import decode_action, observe
     from skipbo_env.rules import new_game
 
@@ -293,6 +294,7 @@ def test_scorer_policy_with_dagger(tmp_path):
     assert 0 <= stats["rounds"][1]["student_agreement"] <= 1
     assert stats["rounds"][1]["samples"] > stats["rounds"][0]["samples"]
     from agents.ppo import PPOAgent
+
     from skipbo_env.training.policy import ScorerPolicy
 
     assert isinstance(PPOAgent(run_dir / "best.zip", TrainConfig.from_dict(data).game).model.policy, ScorerPolicy)

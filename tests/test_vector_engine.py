@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 from conftest import state_dict
 
+from skipbo_env.bots.greedy import greedy_move
 from skipbo_env.encoding import action_mask, encode_action, encode_view
-from skipbo_env.policies import greedy_move
 from skipbo_env.rules import (
     ALL_MOVES,
     WILD,
@@ -462,7 +462,7 @@ def test_action_ids_follow_the_move_table():
 def test_imports_are_lazy():
     """``import skipbo_env`` loads no numba; ``import skipbo_env.vector`` loads no torch or SB3."""
     code = (
-        "import sys, skipbo_env, skipbo_env.rules, skipbo_env.encoding, skipbo_env.policies\n"
+        "import sys, skipbo_env, skipbo_env.rules, skipbo_env.encoding, skipbo_env.bots, skipbo_env.agents\n"
         "assert 'numba' not in sys.modules, 'numba imported'\n"
         "assert 'skipbo_env.vector' not in sys.modules\n"
         "import skipbo_env.vector\n"

@@ -13,7 +13,7 @@ See docs/scaling.md.
 
 from __future__ import annotations
 
-from .agent import RLlibAgent, RLlibCheckpointError, is_rllib_checkpoint
+from ..agents.rllib import RLlibAgent, RLlibCheckpointError, is_rllib_checkpoint
 from .env import ENV_NAME, SkipBoRLlibEnv, env_creator, register
 from .modules import MaskedPPOModule, ScriptedRLModule
 from .training import LEARNER, META_FILE, build_ppo_config, make_mapping_fn, save

@@ -18,14 +18,15 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module import RLModule
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from skipbo_env.rules import GameConfig
+from ..bots import make_bot
+from ..rules import GameConfig
 
 MaskedPPOModule = ActionMaskingTorchRLModule
 """The trained module class (RLlib's action-masking PPO torch module)."""
 
 
 class ScriptedRLModule(RLModule):
-    """A scripted agent of :mod:`agents` as a fixed (untrained) RLModule.
+    """A scripted agent of :mod:`skipbo_env.bots` as a fixed (untrained) RLModule.
 
     ``model_config``: ``{"agent": name, "game": GameConfig dict, "seed": int}``.
     Each forward pass hands every row's ``{"observation", "action_mask"}`` to
@@ -34,14 +35,12 @@ class ScriptedRLModule(RLModule):
     """
 
     def setup(self) -> None:
-        from agents import make_agent  # the agents package imports nothing from ray
-
         cfg: dict[str, Any] = dict(self.model_config or {})
         for key in ("agent", "game"):
             if key not in cfg:
                 raise ValueError(f"ScriptedRLModule needs model_config[{key!r}]")
         self.agent_name = cfg["agent"]
-        self.agent = make_agent(cfg["agent"], GameConfig.from_dict(cfg["game"]), seed=cfg.get("seed"))
+        self.agent = make_bot(cfg["agent"], GameConfig.from_dict(cfg["game"]), seed=cfg.get("seed"))
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]

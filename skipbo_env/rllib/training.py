@@ -12,7 +12,7 @@ Two set-ups (:func:`build_ppo_config`):
 The trained module's checkpoint lies at
 ``<checkpoint>/learner_group/learner/rl_module/learner``; :func:`save` also
 writes :data:`META_FILE` there with the env config, so
-:class:`skipbo_env.rllib.agent.RLlibAgent` can check a checkpoint against a game.
+:class:`skipbo_env.agents.rllib.RLlibAgent` can check a checkpoint against a game.
 """
 
 from __future__ import annotations
@@ -28,16 +28,12 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from skipbo_env.aec import GAME_KEYS
-from skipbo_env.rules import GameConfig
-
+from ..aec import GAME_KEYS
+from ..agents.rllib import LEARNER, META_FILE
+from ..rules import GameConfig
 from .env import register
 from .modules import MaskedPPOModule, ScriptedRLModule
 
-LEARNER = "learner"
-"""Module id of the trained policy."""
-
-META_FILE = "skipbo_rllib.json"
 """File written next to an RLlib checkpoint: env config, learner module id, opponents."""
 
 SCRIPTED = ("random", "greedy", "heuristic")

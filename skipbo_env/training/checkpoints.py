@@ -17,11 +17,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agents.ppo import CheckpointError, load_maskable_ppo
 from ..records import write_bytes_atomic, write_json_atomic
 
-
-class CheckpointError(ValueError):
-    """A checkpoint that is missing, corrupt, or does not fit the run."""
+__all__ = ["CheckpointError", "TrainState", "export_agent", "load_latest", "model_bytes", "save_checkpoint"]
 
 
 @dataclass
@@ -46,12 +45,12 @@ class TrainState:
     @classmethod
     def from_dict(cls, data: Any, path: Path) -> TrainState:
         if not isinstance(data, dict):
-            raise CheckpointError(f"{path}: not a training state object")
+            raise CheckpointError(path, "not a training state object")
         known = set(cls.__dataclass_fields__)
         unknown = set(data) - known
         missing = known - set(data)
         if unknown or missing:
-            raise CheckpointError(f"{path}: bad training state (unknown {sorted(unknown)}, missing {sorted(missing)})")
+            raise CheckpointError(path, f"bad training state (unknown {sorted(unknown)}, missing {sorted(missing)})")
         return cls(**data)
 
 
@@ -78,30 +77,19 @@ def model_bytes(model: Any) -> bytes:
     return buffer.getvalue()
 
 
-def load_model(path: Path, **settings: Any) -> Any:
-    """Load a MaskablePPO zip on the CPU, with ``settings`` replacing stored attributes (sb3 applies
-    them before it builds the rollout buffer and schedules); raises :class:`CheckpointError`."""
-    from sb3_contrib import MaskablePPO
-
-    try:
-        return MaskablePPO.load(path, env=None, device="cpu", **settings)
-    except Exception as exc:  # sb3 raises many kinds for a bad file
-        raise CheckpointError(f"{path}: not a readable MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
-
-
 def load_latest(run_dir: Path) -> tuple[Path, TrainState]:
     """The latest model file and its training state; raises :class:`CheckpointError`."""
     pointer = run_dir / "checkpoints" / "latest.json"
     if not pointer.is_file():
-        raise CheckpointError(f"{run_dir}: no checkpoint to resume from ({pointer} is missing)")
+        raise CheckpointError(run_dir, f"no checkpoint to resume from ({pointer} is missing)")
     try:
         data = json.loads(pointer.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"{pointer}: corrupt checkpoint pointer ({exc})") from exc
+        raise CheckpointError(pointer, f"corrupt checkpoint pointer ({exc})") from exc
     state = TrainState.from_dict(data, pointer)
     model = pointer.parent / state.model
     if not model.is_file():
-        raise CheckpointError(f"{pointer}: names {state.model}, which is missing")
+        raise CheckpointError(pointer, f"names {state.model}, which is missing")
     return model, state
 
 
@@ -113,10 +101,10 @@ def export_agent(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
     atomically."""
     src, dst = Path(src), Path(dst)
     if not src.is_file():
-        raise CheckpointError(f"{src}: no such model file")
+        raise CheckpointError(src, "no such model file")
     if dst.suffix != ".zip":
-        raise CheckpointError(f"{dst}: the exported model's name must end in .zip")
-    model = load_model(src)
+        raise CheckpointError(dst, "the exported model's name must end in .zip")
+    model = load_maskable_ppo(src)
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0), **policy.optimizer_kwargs)
     packed = io.BytesIO()

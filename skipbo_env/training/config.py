@@ -8,7 +8,10 @@ Any field can be overridden with a dotted path, e.g.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -18,6 +21,7 @@ from typing import Any, Literal
 
 import yaml
 
+from ..bots import BOTS
 from ..rules import ConfigError, GameConfig
 
 
@@ -218,13 +222,11 @@ class TrainConfig:
         names = set(self.opponents.mix) if not self.opponents.curriculum else set()
         for stage in self.opponents.curriculum:
             names |= set(stage.opponents)
-        from agents import AGENTS  # scripted names only: checkpoints enter through self-play
-
         if self.pretrain.teacher is not None:
             names |= {self.pretrain.teacher} | set(self.pretrain.opponents)
         for name in sorted(names | set(self.eval.agents)):
-            if name not in AGENTS:
-                raise ConfigError("opponents", f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}")
+            if name not in BOTS:  # scripted names only: checkpoints enter through self-play
+                raise ConfigError("opponents", f"unknown agent {name!r}; known: {', '.join(sorted(BOTS))}")
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ConfigError(
                 "ppo.batch_size",
@@ -384,10 +386,6 @@ def flat_fields(cls: type = TrainConfig, prefix: str = "") -> list[tuple[str, An
 
 def field_docs() -> dict[str, str]:
     """Attribute docstrings of the config dataclasses, keyed ``Class.field`` (for ``--help``)."""
-    import ast
-    import inspect
-    import sys
-
     tree = ast.parse(inspect.getsource(sys.modules[__name__]))
     docs: dict[str, str] = {}
     for node in tree.body:

@@ -1,8 +1,11 @@
-"""The training environment: SkipBo-v0 whose opponents are drawn anew each episode.
+"""The vectorised training environments of a run.
 
-The draw weights (a scripted mix, the current curriculum stage, snapshots of
-the learner for self-play) live in each environment process and are changed
+``subproc``/``dummy``: ``n_envs`` :class:`OpponentDrawEnv` copies (processes,
+or one process), each drawing its opponents per episode from weights set
 between rollouts with ``VecEnv.env_method("set_weights", weights)``.
+``batched``: one :class:`skipbo_env.vector.SkipBoVecEnv` of ``n_envs`` games
+sharing one set of opponents, redrawn at every rollout
+(:class:`~skipbo_env.training.opponents.BatchedOpponents`).
 """
 
 from __future__ import annotations
@@ -11,48 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
-from ..rules import ConfigError, GameConfig
+from ..rules import GameConfig
 from ..single import SkipBoSingleEnv
-
-
-class OpponentDraws:
-    """Weighted opponent draws shared by both training paths.
-
-    A weight key is a scripted agent name (passed on as the name, so the env
-    builds and reseeds it) or the path of a MaskablePPO snapshot (loaded once
-    and cached as a :class:`agents.ppo.PPOAgent`).
-    """
-
-    def __init__(self, config: GameConfig, weights: Mapping[str, float]) -> None:
-        self.config = config
-        self._snapshots: dict[str, Any] = {}
-        self.set_weights(weights)
-
-    def set_weights(self, weights: Mapping[str, float]) -> None:
-        specs = list(weights)
-        w = np.asarray([float(weights[s]) for s in specs], dtype=np.float64)
-        if not specs or (w < 0).any() or w.sum() <= 0:
-            raise ConfigError("opponents", f"weights must be >= 0 and not all zero, got {dict(weights)}")
-        self._specs, self._probs = specs, w / w.sum()
-
-    def draw(self, rng: np.random.Generator) -> list[Any]:
-        """One opponent per other seat, drawn independently."""
-        picks = rng.choice(len(self._specs), size=self.config.num_players - 1, p=self._probs)
-        return [self._agent(self._specs[i]) for i in picks]
-
-    def _agent(self, spec: str) -> Any:
-        from agents import AGENTS, is_checkpoint_spec
-
-        if spec in AGENTS:
-            return spec
-        if not is_checkpoint_spec(spec):
-            raise ConfigError("opponents", f"unknown agent {spec!r}")
-        if spec not in self._snapshots:
-            from agents.ppo import PPOAgent
-
-            self._snapshots[spec] = PPOAgent(spec, self.config)
-        return self._snapshots[spec]
+from ..vector import make_vec_env as make_batched_vec_env
+from .config import TrainConfig
+from .opponents import OpponentDraws
 
 
 class OpponentDrawEnv(SkipBoSingleEnv):
@@ -80,9 +48,21 @@ class OpponentDrawEnv(SkipBoSingleEnv):
 
 
 def make_training_env(game: GameConfig, weights: Mapping[str, float], reward_shaping: bool) -> OpponentDrawEnv:
-    return OpponentDrawEnv(
-        weights,
-        **game.to_dict(),
-        reward_shaping=reward_shaping,
-        opponents="random",
-    )
+    return OpponentDrawEnv(weights, **game.to_dict(), reward_shaping=reward_shaping, opponents="random")
+
+
+def make_vec_env(cfg: TrainConfig, weights: dict[str, float], seed: int) -> VecEnv:
+    """The run's vectorised environment (see the module docstring), wrapped in ``VecMonitor``
+    for episode statistics."""
+    if cfg.vec_env == "batched":
+        venv = make_batched_vec_env(cfg.game, cfg.n_envs, opponents="random", seed=seed,
+                                    reward_shaping=cfg.reward_shaping)
+        return VecMonitor(venv)
+
+    def build():
+        return make_training_env(cfg.game, weights, cfg.reward_shaping)
+
+    fns = [build] * cfg.n_envs
+    venv = SubprocVecEnv(fns) if cfg.vec_env == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
+    venv.seed(seed)
+    return VecMonitor(venv)

@@ -6,8 +6,10 @@ from ``pretrain.opponents``, records the teacher's observation, mask and
 action at each of its decisions, and fits the fresh MaskablePPO policy to
 them: cross-entropy of the masked policy on the teacher's action, plus a
 mean-squared error of the value head on the discounted return the teacher
-actually got (the env's own rewards: ±1 at the end, the shaping reward per
-stock card when ``reward_shaping`` is on). PPO then trains from that policy.
+actually got (the episode contract's rewards, :mod:`skipbo_env.episode`:
+±1 at the end, the shaping reward per stock card when ``reward_shaping`` is
+on). PPO then trains from that policy. The games run through the one game
+loop, :func:`skipbo_env.episode.decisions`.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..aec import STOCK_CARD_REWARD
-from ..encoding import decode_action, observation_layout, observe
-from ..rules import GameConfig, Play, Source, new_game
+from ..agents import Agent, load_agent, make_agent
+from ..encoding import observation_layout
+from ..episode import decisions, shaping_reward, terminal_rewards
+from ..rules import GameConfig, new_game
 
 
 @dataclass
@@ -51,44 +54,44 @@ class _Deal:
     deal_seed: int
 
 
+class _Labelled:
+    """The learner's seat: the teacher labels every position, the student (if any) moves."""
+
+    def __init__(self, teacher: Agent, student: Agent | None) -> None:
+        self.teacher, self.student = teacher, student
+        self.label = -1
+
+    def act(self, observation: Any) -> int:
+        self.label = self.teacher.act(observation)
+        return self.label if self.student is None else self.student.act(observation)
+
+
 def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | None, gamma: float,
           shaping: bool) -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[float], int, int]:
     """Play ``deals``; at the learner's seat the student (if any, else the teacher) moves and the teacher labels."""
-    import torch
-
-    from agents import load_agent, make_agent
-
     if student is not None:
+        import torch  # the student is a checkpoint: torch is loaded with it
+
         torch.set_num_threads(1)  # one process per core
     obs_list, mask_list, act_list, ret_list = [], [], [], []
     wins = agreed = 0
     student_agent = None if student is None else load_agent(student, game)
     for deal in deals:
         agents = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
+        learner = agents[deal.learner] = _Labelled(agents[deal.learner], student_agent)
         state = new_game(game, seed=deal.deal_seed)
         rewards: list[float] = []
-        while not state.is_over:
-            seat = state.current
-            o = observe(state, seat)
-            action = agents[seat].act(o)
-            if seat == deal.learner:
-                obs_list.append(o["observation"])
-                mask_list.append(o["action_mask"])
-                act_list.append(action)
-                if student_agent is not None:
-                    label, action = action, student_agent.act(o)
-                    agreed += action == label
-            move = decode_action(action, game)
-            state.apply(move)
-            if seat == deal.learner:
-                stock = isinstance(move, Play) and move.source in (Source.STOCK, Source.PARTNER_STOCK)
-                rewards.append(STOCK_CARD_REWARD if (shaping and stock) else 0.0)
+        for decision in decisions(state, agents):
+            if decision.seat == deal.learner:
+                obs_list.append(decision.observation["observation"])
+                mask_list.append(decision.observation["action_mask"])
+                act_list.append(learner.label)
+                agreed += decision.action == learner.label if student_agent is not None else 0
+                rewards.append(shaping_reward(decision.move, shaping))
         if not rewards:
             continue
-        if state.winner is not None:
-            won = deal.learner in state.winners
-            wins += won
-            rewards[-1] += 1.0 if won else -1.0
+        rewards[-1] += terminal_rewards(game, state.winner)[deal.learner]
+        wins += deal.learner in state.winners
         ret, out = 0.0, []
         for r in reversed(rewards):
             ret = r + gamma * ret

@@ -3,14 +3,14 @@
 :class:`LearnerBatch` is the logic shared by the Gymnasium and SB3 vector
 envs (:mod:`.gym_env`, :mod:`.sb3_env`). It follows the single-agent env
 ``skipbo_env.single.SkipBoSingleEnv`` (same opponents spec, learner seat,
-rewards, re-deals, illegal-action modes), for B games at once:
+rewards, re-deals, illegal-action modes), for B games at once, over the same episode contract (:mod:`skipbo_env.episode`):
 
 * ``opponents``: one spec per other seat, listed from the learner's left
   (the seat after the learner first; in the partner game entry ``n/2 - 1``
   is the learner's partner), or one spec for all. ``"random"`` and
   ``"greedy"`` are compiled into the engine and play whole turns inside one
-  kernel call; any other name from ``agents.AGENTS`` (built with
-  ``agents.make_agent``) or any object with ``act(observation) -> int`` is
+  kernel call; any other name from :data:`skipbo_env.bots.BOTS` (built with
+  :func:`skipbo_env.bots.make_bot`) or any object with ``act(observation) -> int`` is
   called from Python with the AEC observation dict of the seat to move
   (``{"observation": float32 vector, "action_mask": int8 mask}``). One
   object serves its seat in every game of the batch.
@@ -18,7 +18,7 @@ rewards, re-deals, illegal-action modes), for B games at once:
   game from the batch's generator.
 * Reward: the learner's own, +1 when its side wins (partner game: its team),
   -1 when another side wins, 0 on truncation (turn or move limit); with ``reward_shaping`` also
-  ``skipbo_env.aec.STOCK_CARD_REWARD`` for each card the learner plays from
+  ``skipbo_env.episode.STOCK_CARD_REWARD`` for each card the learner plays from
   its own (or its partner's) stock, as in the AEC env.
 * A game that ends before the learner's first move is dealt again (at most
   ``MAX_REDEALS`` times in a row); the count is reported per game.
@@ -28,19 +28,29 @@ rewards, re-deals, illegal-action modes), for B games at once:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..rules import ConfigError, GameConfig, IllegalMoveError
+from ..bots import make_bot
+from ..episode import (
+    ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
+    ILLEGAL_ACTION_REWARD,
+    MAX_REDEALS,
+    STOCK_CARD_REWARD,
+    check_flag,
+    check_illegal_action,
+    check_learner_seat,
+    opponent_specs,
+    redeal_error,
+    shaped_actions,
+    terminal_rewards,
+)
+from ..rules import GameConfig, IllegalMoveError
 from . import kernels as K
 from .engine import AGENT_KINDS, BatchEngine
 
-MAX_REDEALS = 100
-"""Deals in a row that may end before the learner's first move before giving up."""
-ILLEGAL_ACTION_MODES = ("raise", "lose")
 CALLBACK = 3
 """Seat kind of an opponent called from Python."""
 
@@ -69,10 +79,7 @@ class StepResult:
 def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequence):
     """(kind per relative seat, callback agent per relative seat) from the opponents spec."""
     n = config.num_players
-    if isinstance(specs, str) or not isinstance(specs, Sequence):
-        specs = [specs] * (n - 1)
-    if len(specs) != n - 1:
-        raise ConfigError("opponents", f"needs one spec per other seat ({n - 1}) or a single spec, got {len(specs)}")
+    specs = opponent_specs(specs, config)
     kinds = np.zeros(n, np.int64)
     callbacks: dict[int, Any] = {}
     seeds = seed_seq.spawn(n - 1)
@@ -82,18 +89,9 @@ def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequ
             if spec in AGENT_KINDS:
                 kinds[rel] = AGENT_KINDS[spec]
                 continue
-            from agents import make_agent  # lazy: only for Python-side scripted agents
-
-            try:
-                callbacks[rel] = make_agent(spec, config, seed=int(seeds[k].generate_state(1)[0]))
-            except ValueError as exc:
-                raise ConfigError(f"opponents[{k}]", str(exc)) from None
-        elif callable(getattr(spec, "act", None)):
-            callbacks[rel] = spec
+            callbacks[rel] = make_bot(spec, config, seed=int(seeds[k].generate_state(1)[0]))
         else:
-            raise ConfigError(
-                f"opponents[{k}]", f"must be an agent name or an object with act(observation) -> int, got {spec!r}"
-            )
+            callbacks[rel] = spec
         kinds[rel] = CALLBACK
     return kinds, callbacks
 
@@ -113,22 +111,12 @@ class LearnerBatch:
     ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
-        n = config.num_players
-        if learner_seat is not None and (type(learner_seat) is not int or not 0 <= learner_seat < n):
-            raise ConfigError("learner_seat", f"must be None or an int in 0..{n - 1}, got {learner_seat!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ConfigError("illegal_action", f"must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if type(reward_shaping) is not bool:
-            raise ConfigError("reward_shaping", f"must be true or false, got {reward_shaping!r}")
         self.config = config
         self.num_envs = num_envs
-        self.learner_seat_config = learner_seat
-        self.illegal_action = illegal_action
-        self.stock_reward = 0.0
-        if reward_shaping:
-            from ..aec import STOCK_CARD_REWARD
-
-            self.stock_reward = STOCK_CARD_REWARD
+        self.learner_seat_config = check_learner_seat(learner_seat, config)
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.stock_reward = STOCK_CARD_REWARD if check_flag("reward_shaping", reward_shaping) else 0.0
+        self._shaped = shaped_actions(config.partner_game)
         self._opponent_specs = opponents
         self.engine = BatchEngine(config, num_envs, seed=seed)
         self.learner = np.zeros(num_envs, np.int64)
@@ -185,8 +173,9 @@ class LearnerBatch:
             eng.step(acts[ok], rows=ok)
         self.decisions += int((~illegal).sum())
         if self.stock_reward:
-            own_stock = ((acts >= K.A_STOCK) & (acts < K.A_DISC)) | ((acts >= K.A_PSTOCK) & (acts < K.A_PDISC))
-            rewards += np.where(own_stock & ~illegal, self.stock_reward, 0.0)
+            shaped = np.zeros(self.num_envs, bool)
+            shaped[~illegal] = self._shaped[acts[~illegal]]
+            rewards += np.where(shaped, self.stock_reward, 0.0)
         self._advance()
         status = eng.hot[:, K.G_DONE]
         terminated = (status == 1) | illegal
@@ -197,14 +186,12 @@ class LearnerBatch:
         if ended.size:
             final_obs[ended] = eng.observe_rows(ended, seats[ended])
             winner = eng.winner
-            teams = self.config.num_teams
             for b in ended.tolist():
                 if illegal[b]:
-                    rewards[b] = -1.0
+                    rewards[b] = ILLEGAL_ACTION_REWARD
                     winners[b] = ()
                 elif winner[b] >= 0:
-                    same = winner[b] % teams == seats[b] % teams
-                    rewards[b] += 1.0 if same else -1.0
+                    rewards[b] += terminal_rewards(self.config, int(winner[b]))[seats[b]]
                     winners[b] = self.config.team_seats(self.config.team(int(winner[b])))
                 else:
                     winners[b] = ()
@@ -233,10 +220,7 @@ class LearnerBatch:
             if pending.size:
                 self.redeals[pending] += 1
                 if self.redeals[pending].max() > MAX_REDEALS:
-                    raise RuntimeError(
-                        f"{MAX_REDEALS} deals in a row ended before the learner's first move; "
-                        "raise stock_size, turn_limit or move_limit"
-                    )
+                    raise redeal_error()
 
     def _advance(self) -> None:
         """Play every non-learner seat until each game waits for its learner or has ended."""

@@ -38,10 +38,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skipbo_env.encoding import ObservationFields
-from skipbo_env.policies import greedy_move
-from skipbo_env.rules import WILD, GameConfig, Move, Source
-from skipbo_env.rules.moves import (
+from ..encoding import ObservationFields
+from ..rules import WILD, GameConfig, Move, Source, cards_until_playable, missing_numbers
+from ..rules.cards import HAND_SIZE
+from ..rules.cards import PILE_COMPLETE as PILE_TOP
+from ..rules.moves import (
     DISCARD_PLAYS,
     DISCARDS,
     END_TURN,
@@ -51,11 +52,9 @@ from skipbo_env.rules.moves import (
     STOCK_PLAYS,
     Play,
 )
-
 from .base import ScriptedAgent
+from .greedy import greedy_move
 
-PILE_TOP = 12
-HAND_SIZE = 5
 _NUMBERS = range(1, PILE_TOP + 1)
 
 
@@ -111,7 +110,7 @@ DEFAULT_WEIGHTS = HeuristicWeights()
 # before ``target`` (1..12) fits, wrapping past 12 (R12, R13).
 CHAIN: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(
-        tuple((pile + i) % PILE_TOP + 1 for i in range((target - 1 - pile) % PILE_TOP)) if target else ()
+        missing_numbers(pile, target) if target else ()
         for target in range(PILE_TOP + 1)
     )
     for pile in range(PILE_TOP)
@@ -271,7 +270,7 @@ class _Search:
         """How much a hand card is worth keeping rather than discarding."""
         if card == WILD:
             return 50.0
-        dist = min((card - v - 1) % PILE_TOP for v in key)
+        dist = cards_until_playable(card, key)
         value = max(0, 4 - dist) * 1.5
         top = self.stock_top
         if top is not None and top != WILD:

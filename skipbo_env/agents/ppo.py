@@ -13,12 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from skipbo_env.encoding import num_actions, observation_layout
-from skipbo_env.rules import GameConfig
+from ..encoding import num_actions, observation_layout
+from ..rules import GameConfig
 
 
 class CheckpointError(ValueError):
-    """A file that cannot serve as a PPO agent for this game configuration."""
+    """A model file or checkpoint that is missing, corrupt, or does not fit the game or the run.
+
+    The one checkpoint error of the package: PPO and RLlib agents, training
+    runs (resume, export) all raise it. ``path`` names the file, ``problem``
+    says what is wrong with it.
+    """
 
     def __init__(self, path: str | os.PathLike, problem: str) -> None:
         self.path = str(path)
@@ -26,8 +31,12 @@ class CheckpointError(ValueError):
         super().__init__(f"{self.path}: {problem}")
 
 
-def load_maskable_ppo(path: str | os.PathLike, config: GameConfig) -> Any:
-    """Load a ``MaskablePPO`` checkpoint (.zip) on the CPU and check it fits ``config``.
+def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None, **settings: Any) -> Any:
+    """Load a ``MaskablePPO`` checkpoint (.zip) on the CPU; with ``config``, check it fits that game.
+
+    ``settings`` replace attributes stored in the checkpoint (sb3 applies them
+    before it builds the rollout buffer and schedules: a resumed run's PPO
+    settings). This is the one MaskablePPO loader: agents, resume and export use it.
 
     Raises:
         CheckpointError: the file is missing, is not a MaskablePPO checkpoint,
@@ -38,14 +47,15 @@ def load_maskable_ppo(path: str | os.PathLike, config: GameConfig) -> Any:
     if not path.is_file():
         raise CheckpointError(path, "no such checkpoint file")
     try:
-        from sb3_contrib import MaskablePPO
+        from sb3_contrib import MaskablePPO  # torch and sb3 load only with a checkpoint
     except ImportError as exc:  # pragma: no cover - both are project dependencies
         raise CheckpointError(path, f"loading a PPO checkpoint needs sb3-contrib: {exc}") from exc
     try:
-        model = MaskablePPO.load(path, device="cpu")
+        model = MaskablePPO.load(path, env=None, device="cpu", **settings)
     except Exception as exc:  # sb3 raises many kinds for a bad file (zip, pickle, key errors)
         raise CheckpointError(path, f"not a MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
-    check_spaces(path, model.observation_space, model.action_space, config)
+    if config is not None:
+        check_spaces(path, model.observation_space, model.action_space, config)
     return model
 
 
@@ -108,7 +118,7 @@ class PPOAgent:
 
     def logits(self, vec: np.ndarray) -> np.ndarray:
         """The policy's action logits (before masking) for one observation vector."""
-        import torch
+        import torch  # loaded with the checkpoint already
 
         policy = self.model.policy
         with torch.no_grad():

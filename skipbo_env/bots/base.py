@@ -1,33 +1,22 @@
-"""The agent protocol: every player is ``act(observation) -> int``.
+"""Scripted agents: ``act(observation) -> int`` over a decision rule.
 
 ``observation`` is the AEC observation dict of the seat to move:
 ``{"observation": float32 vector, "action_mask": int8 vector}`` (see
-docs/observations.md). Scripted agents read it through the decoder only, so
-they know exactly what a learning agent knows.
+docs/observations.md), the agent protocol of :mod:`skipbo_env.agents`.
+Scripted agents read it through the decoder only, so they know exactly what
+a learning agent knows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from skipbo_env.encoding import (
-    ObservationFields,
-    decode_observation,
-    encode_action,
-    legal_moves_from_mask,
-)
-from skipbo_env.policies import greedy_move
-from skipbo_env.rules import GameConfig, Move
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Anything that picks an action id from an observation dict."""
-
-    def act(self, observation: Mapping[str, Any]) -> int: ...
+from ..encoding import ObservationFields, decode_observation, encode_action, legal_moves_from_mask
+from ..rules import GameConfig, Move
+from .greedy import greedy_move
 
 
 def _mask_of(observation: Mapping[str, Any]) -> np.ndarray:
@@ -81,7 +70,7 @@ class RandomAgent(ScriptedAgent):
 
 class GreedyAgent(ScriptedAgent):
     """Stock top first, then any other play except a hand wild, then a discard
-    (:func:`skipbo_env.policies.greedy_move`)."""
+    (:func:`skipbo_env.bots.greedy.greedy_move`)."""
 
     name = "greedy"
 

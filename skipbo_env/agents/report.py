@@ -7,8 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from skipbo_env.records import write_json_atomic
-
+from ..records import write_json_atomic
 from .tournament import TournamentResult
 
 

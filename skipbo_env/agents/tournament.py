@@ -16,8 +16,9 @@ How games are laid out (docs/baselines.md has the worked 2-player case):
   The deal seed and every agent's seed come from
   ``numpy.random.SeedSequence([seed, deal, ...])``, never from the order in
   which workers finish, so results are identical for any ``workers``.
-* Games run directly on the rules layer: ``observe`` the seat to move, ask
-  its agent, ``apply`` the decoded action.
+* Games run directly on the rules layer, through the one game loop
+  :func:`skipbo_env.episode.decisions` (observe the seat to move, ask its
+  agent, apply the checked action).
 """
 
 from __future__ import annotations
@@ -34,11 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from skipbo_env.encoding import decode_action, observe
-from skipbo_env.records import GameRecord
-from skipbo_env.rules import GameConfig, new_game
-
-from . import agent_label, load_agent
+from ..episode import decisions
+from ..records import GameRecord
+from ..rules import GameConfig, new_game
+from .registry import agent_label, derive_seed, load_agent
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
@@ -69,18 +69,14 @@ def lineups(num_agents: int, config: GameConfig) -> list[tuple[int, ...]]:
     return out
 
 
-def _seed_int(*words: int) -> int:
-    return int(np.random.SeedSequence(list(words)).generate_state(1, dtype=np.uint64)[0] >> 1)
-
-
 def deal_seed(seed: int, deal: int) -> int:
     """The :func:`new_game` seed of one deal."""
-    return _seed_int(seed, deal, 0)
+    return derive_seed(seed, deal, 0)
 
 
 def agent_seed(seed: int, deal: int, lineup: int, seat: int) -> int:
     """The seed of the agent in ``seat`` for one game."""
-    return _seed_int(seed, deal, 1, lineup, seat)
+    return derive_seed(seed, deal, 1, lineup, seat)
 
 
 # ===================================================================== results
@@ -218,13 +214,11 @@ def play_one(
             reseed(agent_seed(seed, deal, lineup, seat))
     state = new_game(config, deal_seed(seed, deal))
     first = state.current
-    recorder = GameRecord.start(state, [labels[i] for i in seats]) if records_dir else None
-    while not state.is_over:
-        seat = state.current
-        move = decode_action(agents[seat].act(observe(state, seat)), config)
-        state.apply(move)
+    names = [labels[i] for i in seats]
+    recorder = GameRecord.start(state, names) if records_dir else None
+    for decision in decisions(state, agents, names):
         if recorder is not None:
-            recorder.add(move)
+            recorder.add(decision.move)
     if recorder is not None:
         recorder.record().save(Path(records_dir) / f"game_{index:06d}.json")
     return GameResult(
@@ -265,7 +259,7 @@ def run_tournament(
     """Play a seat-balanced, deal-paired tournament and aggregate it.
 
     Args:
-        agents: agent specs: names from :data:`agents.AGENTS` or MaskablePPO
+        agents: agent specs: names from :data:`skipbo_env.agents.AGENTS` or MaskablePPO
             checkpoint paths; at most one per seat (per team in the partner
             game), cycled over the seats when fewer. A spec given twice is
             two participants (labelled ``name#1``, ``name#2``).

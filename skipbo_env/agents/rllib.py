@@ -1,6 +1,6 @@
 """RLlibAgent: a policy trained by ``train_rllib.py`` behind ``act(observation) -> int``.
 
-It loads only the trained RLModule from the checkpoint (no Ray cluster, no
+Needs the ``rllib`` extra (ray is imported when a checkpoint is loaded). It loads only the trained RLModule from the checkpoint (no Ray cluster, no
 algorithm, no env runners), so ``evaluate.py`` and the tournament can seat it
 next to scripted and SB3 agents.
 """
@@ -15,22 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from skipbo_env.encoding import num_actions, observation_layout
-from skipbo_env.rules import GameConfig
+from ..encoding import num_actions, observation_layout
+from ..rules import GameConfig
+from .ppo import CheckpointError
 
-from .training import LEARNER, META_FILE
-
+LEARNER = "learner"
+"""Module id of the trained policy (``train_rllib.py``)."""
+META_FILE = "skipbo_rllib.json"
+"""File written next to an RLlib checkpoint: env config, learner module id, opponents."""
 MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
 """Where the RLModules lie inside an RLlib algorithm checkpoint."""
 
 
-class RLlibCheckpointError(ValueError):
-    """A directory that cannot serve as an RLlib agent for this game configuration."""
-
-    def __init__(self, path: str | os.PathLike, problem: str) -> None:
-        self.path = str(path)
-        self.problem = problem
-        super().__init__(f"{self.path}: {problem}")
+RLlibCheckpointError = CheckpointError
+"""Deprecated alias: RLlib checkpoints raise the one :class:`~skipbo_env.agents.ppo.CheckpointError`."""
 
 
 def is_rllib_checkpoint(path: str | os.PathLike) -> bool:
@@ -47,7 +45,7 @@ class RLlibAgent:
     :meth:`seed` exists for the protocol and changes nothing.
 
     Raises:
-        RLlibCheckpointError: ``checkpoint`` is not an RLlib checkpoint, lacks
+        CheckpointError: ``checkpoint`` is not an RLlib checkpoint, lacks
             the module, or was trained for other observation/action sizes.
     """
 
@@ -64,17 +62,17 @@ class RLlibAgent:
         self.path = Path(checkpoint)
         self.config = config
         if not is_rllib_checkpoint(self.path):
-            raise RLlibCheckpointError(self.path, "not a directory holding an RLlib checkpoint")
+            raise CheckpointError(self.path, "not a directory holding an RLlib checkpoint")
         meta_path = self.path / META_FILE
         meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
         self.module_id = module_id or meta.get("module_id", LEARNER)
         module_path = self.path / MODULE_DIR / self.module_id
         if not module_path.is_dir():
-            raise RLlibCheckpointError(self.path, f"no RLModule {self.module_id!r} under {MODULE_DIR}")
+            raise CheckpointError(self.path, f"no RLModule {self.module_id!r} under {MODULE_DIR}")
         try:
             self.module = RLModule.from_checkpoint(str(module_path))
         except Exception as exc:  # RLlib raises many kinds for a bad checkpoint
-            raise RLlibCheckpointError(
+            raise CheckpointError(
                 self.path, f"cannot load RLModule ({type(exc).__name__}: {exc})"
             ) from exc
         self.module.eval()
@@ -83,7 +81,7 @@ class RLlibAgent:
         got_obs = space["observations"].shape if "observations" in getattr(space, "spaces", {}) else None
         got_actions = getattr(self.module.action_space, "n", None)
         if got_obs != (want_obs,) or got_actions != want_actions:
-            raise RLlibCheckpointError(
+            raise CheckpointError(
                 self.path,
                 f"module spaces (observation {got_obs}, actions {got_actions}) do not match this game's "
                 f"(({want_obs},), {want_actions}) ({config.num_players} players, "

@@ -1,0 +1,37 @@
+"""Agents behind one protocol, ``act(observation) -> int``: the user's face.
+
+* ``make_agent(name, config, seed)`` builds a scripted agent by name
+  (:data:`AGENTS`: ``random``, ``greedy``, ``heuristic``; they live in
+  :mod:`skipbo_env.bots`, below the envs that seat them as opponents).
+* ``load_agent(spec, config, seed)`` takes a scripted name, the path of a
+  trained ``MaskablePPO`` checkpoint (``.zip``, :mod:`.ppo`) or of an RLlib
+  checkpoint directory (``train_rllib.py``; needs the ``rllib`` extra,
+  :mod:`.rllib`) and returns the agent.
+* :mod:`.tournament` plays seat-balanced, deal-paired tournaments between
+  agents and :mod:`.report` writes their tables and plots (``evaluate.py``).
+
+In the repository the top-level ``agents`` package is this package under
+its old name. See docs/agents.md and docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+from ..bots import GreedyAgent, HeuristicAgent, RandomAgent, ScriptedAgent
+from .ppo import CheckpointError, PPOAgent
+from .registry import AGENTS, Agent, agent_label, derive_seed, is_checkpoint_spec, load_agent, make_agent
+
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "CheckpointError",
+    "GreedyAgent",
+    "HeuristicAgent",
+    "PPOAgent",
+    "RandomAgent",
+    "ScriptedAgent",
+    "agent_label",
+    "derive_seed",
+    "is_checkpoint_spec",
+    "load_agent",
+    "make_agent",
+]

@@ -1,0 +1,85 @@
+"""Agents by name or file: the registry and the loader of :mod:`skipbo_env.agents`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..bots import BOTS, ScriptedAgent, make_bot
+from ..rules import GameConfig
+from .ppo import PPOAgent
+from .rllib import RLlibAgent, is_rllib_checkpoint
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks an action id from an observation dict.
+
+    ``observation`` is the AEC observation dict of the seat to move:
+    ``{"observation": float32 vector, "action_mask": int8 vector}`` (see
+    docs/observations.md).
+    """
+
+    def act(self, observation: Mapping[str, Any]) -> int: ...
+
+
+AGENTS: dict[str, type[ScriptedAgent]] = BOTS
+"""Scripted agents by name (the bots layer's registry: ``random``, ``greedy``, ``heuristic``)."""
+
+
+def make_agent(name: str, config: GameConfig, seed: int | None = None) -> ScriptedAgent:
+    """A scripted agent by name (see :data:`AGENTS`); unknown names fail with the list of known ones."""
+    return make_bot(name, config, seed)
+
+
+def is_checkpoint_spec(spec: str | os.PathLike) -> bool:
+    """True when ``spec`` names a file rather than a scripted agent: it is a path
+    object, holds a path separator, ends in ``.zip`` or is an existing file."""
+    if isinstance(spec, os.PathLike):
+        return True
+    return "/" in spec or os.sep in spec or spec.endswith(".zip") or Path(spec).is_file()
+
+
+def load_agent(spec: str | os.PathLike, config: GameConfig, seed: int | None = None) -> Agent:
+    """The agent that ``spec`` names: a key of ``AGENTS``, a MaskablePPO checkpoint path,
+    or an RLlib checkpoint directory (one holding ``rllib_checkpoint.json``; needs the
+    ``rllib`` extra).
+
+    Raises:
+        ValueError: an unknown name (the message lists the known ones), or a
+            checkpoint that is missing, unreadable or made for other
+            observation/action sizes (:class:`~skipbo_env.agents.ppo.CheckpointError`,
+            naming the file and the mismatch).
+    """
+    if not isinstance(spec, str | os.PathLike):
+        raise ValueError(f"an agent spec must be a name or a path, got {spec!r}")
+    if isinstance(spec, str) and spec in AGENTS:
+        return make_agent(spec, config, seed)
+    if is_rllib_checkpoint(spec):
+        return RLlibAgent(spec, config, seed)  # ray loads only now
+    if is_checkpoint_spec(spec):
+        return PPOAgent(spec, config, seed)  # torch and sb3 load only now
+    raise ValueError(
+        f"unknown agent {spec!r}; known agents: {', '.join(sorted(AGENTS))}, "
+        "or the path of a MaskablePPO checkpoint (.zip)"
+    )
+
+
+def agent_label(spec: str | os.PathLike) -> str:
+    """A short name for reports and seats: the agent name, or a checkpoint's file name without ``.zip``."""
+    return Path(spec).stem if is_checkpoint_spec(spec) else str(spec)
+
+
+def derive_seed(*words: int, bits: int = 63) -> int:
+    """A seed derived from integer ``words``: the first 64-bit word of numpy's
+    ``SeedSequence(words)``, as a non-negative 63-bit int (its top 63 bits: tournament
+    seeds) or, with ``bits=32``, its low 32 bits (the sequence's first 32-bit word:
+    terminal play's agent seeds)."""
+    if bits not in (32, 63):
+        raise ValueError(f"bits must be 32 or 63, got {bits!r}")
+    word = int(np.random.SeedSequence(list(words)).generate_state(1, dtype=np.uint64)[0])
+    return word >> (64 - bits) if bits == 63 else word & ((1 << bits) - 1)

@@ -1,0 +1,103 @@
+"""A run's evaluation record: ``metrics.csv`` rows, the learning curve and the closing summary."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")  # files only, never a window
+import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
+
+METRIC_FIELDS = (
+    "timesteps", "wall_seconds", "stage", "opponent", "games", "win_rate", "ci_low", "ci_high",
+    "truncation_rate", "mean_turns",
+)
+"""Columns of ``metrics.csv``: one row per evaluation and opponent."""
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of ``metrics.csv`` (none when the file does not exist yet)."""
+    if not path.exists():
+        return []
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Append evaluation rows (with a header when the file is new), flushed to disk."""
+    new = not path.exists()
+    with open(path, "a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=METRIC_FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def trim_rows(path: Path, timesteps: int) -> None:
+    """Drop rows newer than ``timesteps`` (a resumed run redoes those evaluations); atomic."""
+    if not path.exists():
+        return
+    rows = [r for r in read_rows(path) if int(r["timesteps"]) <= timesteps]
+    tmp = path.with_name(f".{path.stem}.tmp.csv")
+    with open(tmp, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=METRIC_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(tmp, path)
+
+
+def evaluated_at(path: Path, timesteps: int) -> bool:
+    """True when ``metrics.csv`` already holds an evaluation at ``timesteps``."""
+    return any(int(row["timesteps"]) == timesteps for row in read_rows(path))
+
+
+def plot_learning_curve(metrics: Path, out: Path) -> None:
+    """Win rate (with 95% CI band) against training steps, one line per opponent."""
+    rows = read_rows(metrics)
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for opponent in dict.fromkeys(r["opponent"] for r in rows):
+        mine = [r for r in rows if r["opponent"] == opponent]
+        x = np.array([int(r["timesteps"]) for r in mine])
+        y = np.array([float(r["win_rate"]) for r in mine])
+        lo = np.array([float(r["ci_low"]) for r in mine])
+        hi = np.array([float(r["ci_high"]) for r in mine])
+        ax.plot(x, y, marker="o", label=f"vs {opponent}")
+        ax.fill_between(x, lo, hi, alpha=0.2)
+    ax.set_xlabel("training steps (learner decisions)")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(f"Learning curve: {metrics.parent.name}")
+    fig.tight_layout()
+    tmp = out.with_name(f".{out.stem}.tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, out)
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    """The last evaluation as a markdown table, and where the outputs are."""
+    run_dir = Path(summary["run_dir"])
+    print(f"\ntrained {summary['timesteps']:,} steps in {summary['wall_seconds'] / 60:.1f} min -> {run_dir}/")
+    rows = read_rows(run_dir / "metrics.csv")
+    if rows:
+        last = [r for r in rows if r["timesteps"] == rows[-1]["timesteps"]]
+        print(f"\nevaluation at {int(last[0]['timesteps']):,} steps (learner = latest model):\n")
+        print("| opponent | games | win rate | 95% CI | truncated | mean turns |")
+        print("|---|---:|---:|---|---:|---:|")
+        for r in last:
+            print(f"| {r['opponent']} | {r['games']} | {float(r['win_rate']):.1%} | "
+                  f"{float(r['ci_low']):.1%}–{float(r['ci_high']):.1%} | {float(r['truncation_rate']):.1%} | "
+                  f"{float(r['mean_turns']):.0f} |")
+    print(f"\nlearning curve: {run_dir / 'learning_curve.png'}; best model: {run_dir / 'best.zip'}; "
+          f"TensorBoard: tensorboard --logdir {run_dir / 'tb'}")

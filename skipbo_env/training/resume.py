@@ -1,0 +1,56 @@
+"""What a resumed run may change, and how its model comes back.
+
+A run folder holds the resolved ``config.yaml`` and the checkpoints
+(:mod:`.checkpoints`). ``train.py --resume RUN_DIR`` reloads that
+configuration with command-line overrides: the PPO training settings
+(:data:`RESUMABLE_PPO`), the opponents, evaluation, totals and ``n_envs``
+may change; the game and the network (:data:`NETWORK_PPO`) may not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+from ..agents.ppo import CheckpointError, check_spaces, load_maskable_ppo
+from ..rules import ConfigError
+from .config import PPOSettings, TrainConfig
+
+RESUMABLE_PPO = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
+                 "ent_coef", "vf_coef", "max_grad_norm")
+"""PPO settings a resumed run may change; the other fields of ``ppo`` shape the network and may not."""
+NETWORK_PPO = tuple(f.name for f in dataclasses.fields(PPOSettings) if f.name not in RESUMABLE_PPO)
+
+
+def load_run_config(run_dir: str | os.PathLike, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """The configuration saved in a run folder, with overrides (e.g. a larger total_timesteps).
+
+    Raises:
+        CheckpointError: ``run_dir`` holds no ``config.yaml``.
+        ConfigError: an override changes the game or the network.
+    """
+    path = Path(run_dir) / "config.yaml"
+    if not path.is_file():
+        raise CheckpointError(run_dir, "not a run folder (no config.yaml)")
+    cfg = TrainConfig.from_yaml(path, overrides)
+    saved = TrainConfig.from_yaml(path)
+    if cfg.game != saved.game:
+        raise ConfigError("game", "cannot change the game settings of a run on resume")
+    for name in NETWORK_PPO:
+        if getattr(cfg.ppo, name) != getattr(saved.ppo, name):
+            raise ConfigError(f"ppo.{name}", "cannot change the network of a run on resume")
+    return dataclasses.replace(cfg, runs_dir=str(Path(run_dir).parent), name=Path(run_dir).name)
+
+
+def load_for_resume(path: Path, cfg: TrainConfig, n_envs: int) -> Any:
+    """The checkpointed model with the configuration's training settings and ``n_envs`` in place of the
+    stored ones, checked against the run's game. No env is attached: sb3 would reseed it with the run's
+    first seed, and a resumed run continues on fresh env streams."""
+    model = load_maskable_ppo(path, n_envs=n_envs, **{name: getattr(cfg.ppo, name) for name in RESUMABLE_PPO})
+    check_spaces(path, model.observation_space, model.action_space, cfg.game)
+    return model
+
+
+__all__ = ["NETWORK_PPO", "RESUMABLE_PPO", "CheckpointError", "load_for_resume", "load_run_config"]
