@@ -10,46 +10,40 @@
   PettingZoo's registry.
 * ``skipbo_env.rules``: the game itself, with no RL dependency.
 
-Importing the package registers both envs; it imports numpy, gymnasium and
-pettingzoo, never torch or stable-baselines3. See docs/environments.md.
+Importing the package loads nothing but the standard library: the envs load
+on first use of the names above (lazy attributes), and the two ids are
+registered with Gymnasium and PettingZoo as soon as those libraries are
+imported, before or after this package (:mod:`skipbo_env.registration`).
+So ``import skipbo_env.rules`` needs numpy only. See docs/environments.md and
+docs/architecture.md.
 """
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
-import gymnasium
-import pettingzoo
-
-from . import aec as skipbo_v0
-from .aec import env, raw_env
-from .single import SkipBoSingleEnv
+from .registration import GYMNASIUM_ID, PETTINGZOO_ID, PETTINGZOO_REGISTRY_KEY, register_when_loaded
 
 try:
     __version__ = version("skipbo-env")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-GYMNASIUM_ID = "SkipBo-v0"
-PETTINGZOO_ID = "skipbo_v0"
-PETTINGZOO_REGISTRY_KEY = "skipbo-v0"
-"""PettingZoo stores ids normalized from ``name_vN`` to ``name-vN``."""
+_LAZY = {"env": "aec", "raw_env": "aec", "SkipBoSingleEnv": "single"}
+"""Attributes that load their env module (and with it gymnasium/pettingzoo) on first access."""
 
 
-def _register() -> None:
-    """Register both envs once (a re-import does not register again).
+def __getattr__(name: str) -> Any:
+    if name == "skipbo_v0":
+        return importlib.import_module(".aec", __name__)
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    PettingZoo gained its registry (``pettingzoo.register``/``make``) in
-    recent releases; with an older PettingZoo only the Gymnasium id is
-    registered and ``skipbo_env.env`` remains the way in.
-    """
-    if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="skipbo_env.single:SkipBoSingleEnv")
-    registry = getattr(pettingzoo, "aec_registry", None)
-    if registry is not None and PETTINGZOO_REGISTRY_KEY not in registry:
-        pettingzoo.register("aec", PETTINGZOO_ID, entry_point="skipbo_env.aec:env")
 
-_register()
+register_when_loaded()
 
 __all__ = [
     "GYMNASIUM_ID",
