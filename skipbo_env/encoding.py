@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -137,9 +138,82 @@ def _slot_of_card(card: int | None) -> int:
     return EMPTY_SLOT if card is None else card - 1
 
 
+HEAD_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("hand_counts", (13,)),
+    ("building_values", (4, BUILD_SLOTS)),
+)
+"""The pieces before the seat blocks: (name, shape)."""
+SEAT_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("stock_top", (CARD_SLOTS,)),
+    ("stock_size", (1,)),
+    ("hand_size", (1,)),
+    ("discard_tops", (4, CARD_SLOTS)),
+    ("discard_seconds", (4, CARD_SLOTS)),
+    ("discard_counts", (4, 13)),
+    ("discard_sizes", (4,)),
+    ("is_partner", (1,)),
+)
+"""The pieces of one seat block (relative seat ``k`` is named ``seat{k}.<piece>``): (name, shape)."""
+TAIL_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("draw_size", (1,)),
+    ("completed_size", (1,)),
+    ("turn", (1,)),
+    ("to_move", (1,)),
+)
+"""The pieces after the seat blocks: (name, shape)."""
+
+
+def _length(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape))
+
+
+def _width(pieces: tuple[tuple[str, tuple[int, ...]], ...]) -> int:
+    return sum(_length(shape) for _, shape in pieces)
+
+
+def _starts(pieces: tuple[tuple[str, tuple[int, ...]], ...], offset: int = 0) -> dict[str, int]:
+    out = {}
+    for name, shape in pieces:
+        out[name] = offset
+        offset += _length(shape)
+    return out
+
+
+SEAT_WIDTH = _width(SEAT_PIECES)
+"""Entries of one seat block (185)."""
+HEAD_WIDTH = _width(HEAD_PIECES) + _width(TAIL_PIECES)
+"""Entries outside the seat blocks (65): the vector has ``HEAD_WIDTH + SEAT_WIDTH * players`` entries."""
+IN_SEAT = _starts(SEAT_PIECES)
+"""Offset of each seat piece inside a seat block."""
+PIECE_SHAPES = dict(HEAD_PIECES + SEAT_PIECES + TAIL_PIECES)
+"""Shape of each piece by its name (seat pieces without the ``seat{k}.`` prefix)."""
+_IN_SEAT_SLICES = {name: (IN_SEAT[name], IN_SEAT[name] + _length(shape)) for name, shape in SEAT_PIECES}
+COUNT_SCALE = np.array([12.0] * 12 + [18.0], dtype=np.float32)
+"""Divisor of a discard pile's count of each value 1..12 and of wilds (the deck holds 12 of each number, 18 wilds)."""
+
+
+def piece_shape(name: str) -> tuple[int, ...]:
+    """The shape of a piece, by its layout name (``seat2.discard_tops`` has the shape of ``discard_tops``)."""
+    return PIECE_SHAPES[name.rpartition(".")[2]]
+
+
+def seat_piece(block: Any, name: str) -> Any:
+    """Piece ``name`` of seat blocks ``block[..., SEAT_WIDTH]`` (numpy or torch), shaped
+    ``block.shape[:-1] + piece shape``: the named view of every seat at once."""
+    start, stop = _IN_SEAT_SLICES[name]
+    return block[..., start:stop].reshape(*block.shape[:-1], *PIECE_SHAPES[name])
+
+
 @dataclass(frozen=True)
 class ObservationLayout:
-    """Offsets of each named piece in the vector for one configuration."""
+    """Where each named piece lies in the vector of one configuration (OpenSpiel's observer style).
+
+    Pieces are named ``hand_counts``, ``building_values``, ``seat{k}.<piece>``
+    for relative seat ``k`` (0 is the observer) and every piece of
+    :data:`SEAT_PIECES`, then ``draw_size``, ``completed_size``, ``turn``,
+    ``to_move``; docs/observations.md lists them. The encoder, the decoder and
+    every reader (policies, the batched engine's check) take offsets from here.
+    """
 
     config: GameConfig
     size: int
@@ -148,25 +222,31 @@ class ObservationLayout:
     low: np.ndarray
     high: np.ndarray
 
+    def start(self, name: str) -> int:
+        """The first entry of piece ``name``."""
+        return self._index[name][0]
+
     def slice(self, name: str) -> slice:
-        for piece, start, length in self.pieces:
-            if piece == name:
-                return slice(start, start + length)
-        raise KeyError(name)
+        """The entries of piece ``name``."""
+        start, length = self._index[name]
+        return slice(start, start + length)
 
+    def view(self, vec: Any, name: str) -> Any:
+        """Piece ``name`` of ``vec[..., size]`` (numpy array or torch tensor), shaped
+        ``vec.shape[:-1] + piece shape``; a numpy view writes through to ``vec``."""
+        start, length = self._index[name]
+        return vec[..., start : start + length].reshape(*vec.shape[:-1], *piece_shape(name))
 
-SEAT_PIECES = (
-    ("stock_top", CARD_SLOTS),
-    ("stock_size", 1),
-    ("hand_size", 1),
-    ("discard_tops", 4 * CARD_SLOTS),
-    ("discard_seconds", 4 * CARD_SLOTS),
-    ("discard_counts", 4 * 13),
-    ("discard_sizes", 4),
-    ("is_partner", 1),
-)
-SEAT_WIDTH = sum(length for _, length in SEAT_PIECES)
-_COUNT_SCALE = np.array([12.0] * 12 + [18.0], dtype=np.float32)
+    def seats(self, vec: Any) -> Any:
+        """The seat blocks of ``vec[..., size]``, shaped ``(..., players, SEAT_WIDTH)``; read
+        pieces from it with :func:`seat_piece`."""
+        start = self.start("seat0.stock_top")
+        stop = start + self.config.num_players * SEAT_WIDTH
+        return vec[..., start:stop].reshape(*vec.shape[:-1], self.config.num_players, SEAT_WIDTH)
+
+    @functools.cached_property
+    def _index(self) -> dict[str, tuple[int, int]]:
+        return {name: (start, length) for name, start, length in self.pieces}
 
 
 @functools.lru_cache(maxsize=64)
@@ -176,22 +256,21 @@ def observation_layout(config: GameConfig) -> ObservationLayout:
     highs: list[np.ndarray] = []
     offset = 0
 
-    def add(name: str, length: int, high: float = 1.0) -> None:
+    def add(name: str, shape: tuple[int, ...], high: float = 1.0) -> None:
         nonlocal offset
+        length = _length(shape)
         pieces.append((name, offset, length))
         highs.append(np.full(length, high, dtype=np.float32))
         offset += length
 
-    add("hand_counts", 13)
-    add("building_values", 4 * BUILD_SLOTS)
+    for name, shape in HEAD_PIECES:
+        add(name, shape)
     for k in range(config.num_players):
-        for name, length in SEAT_PIECES:
+        for name, shape in SEAT_PIECES:
             high = DECK_SIZE / DISCARD_SIZE_SCALE if name == "discard_sizes" else 1.0
-            add(f"seat{k}.{name}", length, high)
-    add("draw_size", 1)
-    add("completed_size", 1)
-    add("turn", 1)
-    add("to_move", 1)
+            add(f"seat{k}.{name}", shape, high)
+    for name, shape in TAIL_PIECES:
+        add(name, shape)
     high = np.concatenate(highs)
     return ObservationLayout(config, offset, tuple(pieces), np.zeros_like(high), high)
 
@@ -236,33 +315,30 @@ def fields_from_view(view: SeatView) -> ObservationFields:
 
 
 def encode_fields(fields: ObservationFields, config: GameConfig) -> np.ndarray:
-    """The float32 vector of ``fields`` (layout: :func:`observation_layout`)."""
+    """The float32 vector of ``fields`` (layout: :func:`observation_layout`), written piece by piece."""
     layout = observation_layout(config)
     vec = np.zeros(layout.size, dtype=np.float32)
-    vec[0:13] = np.asarray(fields.hand_counts, dtype=np.float32) / HAND_SIZE
-    for b, value in enumerate(fields.building_values):
-        vec[13 + b * BUILD_SLOTS + value] = 1.0
-    base = 13 + 4 * BUILD_SLOTS
-    stock_scale = float(config.stock_size)
-    for seat in fields.seats:
-        vec[base + _slot_of_card(seat.stock_top)] = 1.0
-        o = base + CARD_SLOTS
-        vec[o] = seat.stock_size / stock_scale
-        vec[o + 1] = seat.hand_size / HAND_SIZE
-        o += 2
-        for d in range(4):
-            vec[o + d * CARD_SLOTS + _slot_of_card(seat.discard_tops[d])] = 1.0
-            vec[o + 4 * CARD_SLOTS + d * CARD_SLOTS + _slot_of_card(seat.discard_seconds[d])] = 1.0
-        o += 8 * CARD_SLOTS
-        vec[o : o + 52] = (np.asarray(seat.discard_counts, dtype=np.float32) / _COUNT_SCALE).ravel()
-        o += 52
-        vec[o : o + 4] = np.asarray(seat.discard_sizes, dtype=np.float32) / DISCARD_SIZE_SCALE
-        vec[o + 4] = float(seat.is_partner)
-        base += SEAT_WIDTH
-    vec[base] = fields.draw_size / DECK_SIZE
-    vec[base + 1] = fields.completed_size / DECK_SIZE
-    vec[base + 2] = fields.turn / config.turn_limit
-    vec[base + 3] = float(fields.to_move)
+
+    def put(name: str, values: Any) -> None:
+        layout.view(vec, name)[...] = values
+
+    put("hand_counts", np.asarray(fields.hand_counts, dtype=np.float32) / HAND_SIZE)
+    put("building_values", np.eye(BUILD_SLOTS, dtype=np.float32)[list(fields.building_values)])
+    slots = np.eye(CARD_SLOTS, dtype=np.float32)
+    for k, seat in enumerate(fields.seats):
+        p = f"seat{k}."
+        put(p + "stock_top", slots[_slot_of_card(seat.stock_top)])
+        put(p + "stock_size", seat.stock_size / float(config.stock_size))
+        put(p + "hand_size", seat.hand_size / HAND_SIZE)
+        put(p + "discard_tops", slots[[_slot_of_card(c) for c in seat.discard_tops]])
+        put(p + "discard_seconds", slots[[_slot_of_card(c) for c in seat.discard_seconds]])
+        put(p + "discard_counts", np.asarray(seat.discard_counts, dtype=np.float32) / COUNT_SCALE)
+        put(p + "discard_sizes", np.asarray(seat.discard_sizes, dtype=np.float32) / DISCARD_SIZE_SCALE)
+        put(p + "is_partner", float(seat.is_partner))
+    put("draw_size", fields.draw_size / DECK_SIZE)
+    put("completed_size", fields.completed_size / DECK_SIZE)
+    put("turn", fields.turn / config.turn_limit)
+    put("to_move", float(fields.to_move))
     return vec
 
 
@@ -272,42 +348,42 @@ def encode_view(view: SeatView) -> np.ndarray:
     The same float32 vector, bit for bit, as
     ``encode_fields(fields_from_view(view), view.config)`` (the readable
     reference; tests/test_encoding.py checks the equality), written straight
-    from the view: the envs call this on every step. Every scaled value is a
-    Python float division rounded once to float32, which equals the
-    reference's float32 division.
+    from the view as one scatter of (index, value) pairs: the envs call this
+    on every step. Offsets come from the layout (:func:`_plan`). Every scaled
+    value is a Python float division rounded once to float32, which equals
+    the reference's float32 division.
     """
     config = view.config
-    layout = observation_layout(config)
+    plan = _plan(config)
     n, partner = config.num_players, view.partner
     stock_scale = float(config.stock_size)
-    idx = [13 + b * BUILD_SLOTS + value for b, value in enumerate(view.building_values)]
+    build = plan.build
+    idx = [build + b * BUILD_SLOTS + value for b, value in enumerate(view.building_values)]
     val = [1.0] * 4
     hand = view.hand_counts()
-    idx += range(13)
+    idx += range(plan.hand, plan.hand + 13)
     val += [c / HAND_SIZE for c in hand[1:]]
     counts: list[int] = []
-    base = 13 + 4 * BUILD_SLOTS
     for k in range(n):
         s = (view.seat + k) % n
+        at = plan.seats[k]
         top = view.stock_tops[s]
-        o = base + CARD_SLOTS + 2
-        idx += (base + (EMPTY_SLOT if top is None else top - 1), base + CARD_SLOTS, base + CARD_SLOTS + 1)
+        idx += (at.stock_top + (EMPTY_SLOT if top is None else top - 1), at.stock_size, at.hand_size)
         val += (1.0, view.stock_sizes[s] / stock_scale, view.hand_sizes[s] / HAND_SIZE)
         for d, pile in enumerate(view.discard_piles[s]):
             length = len(pile)
             idx += (
-                o + d * CARD_SLOTS + (pile[-1] - 1 if length else EMPTY_SLOT),
-                o + (4 + d) * CARD_SLOTS + (pile[-2] - 1 if length > 1 else EMPTY_SLOT),
-                o + 8 * CARD_SLOTS + 52 + d,
+                at.discard_tops + d * CARD_SLOTS + (pile[-1] - 1 if length else EMPTY_SLOT),
+                at.discard_seconds + d * CARD_SLOTS + (pile[-2] - 1 if length > 1 else EMPTY_SLOT),
+                at.discard_sizes + d,
             )
             val += (1.0, 1.0, length / DISCARD_SIZE_SCALE)
-            start = o + 8 * CARD_SLOTS + d * 13 - 1
+            start = at.discard_counts + d * 13 - 1
             counts += [start + card for card in pile]
         if s == partner:
-            idx.append(o + 8 * CARD_SLOTS + 56)
+            idx.append(at.is_partner)
             val.append(1.0)
-        base += SEAT_WIDTH
-    idx += (base, base + 1, base + 2, base + 3)
+    idx += plan.tail
     val += (
         view.draw_size / DECK_SIZE,
         view.completed_size / DECK_SIZE,
@@ -315,24 +391,51 @@ def encode_view(view: SeatView) -> np.ndarray:
         float(view.to_move),
     )
     if counts:
-        vec = np.bincount(counts, minlength=layout.size).astype(np.float32)
-        vec /= _count_divisors(config)
+        vec = np.bincount(counts, minlength=plan.size).astype(np.float32)
+        vec /= plan.count_divisors
     else:
-        vec = np.zeros(layout.size, dtype=np.float32)
+        vec = np.zeros(plan.size, dtype=np.float32)
     vec[idx] = val
     return vec
 
 
-@functools.lru_cache(maxsize=64)
-def _count_divisors(config: GameConfig) -> np.ndarray:
+@dataclass(frozen=True)
+class _SeatStarts:
+    stock_top: int
+    stock_size: int
+    hand_size: int
+    discard_tops: int
+    discard_seconds: int
+    discard_counts: int
+    discard_sizes: int
+    is_partner: int
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The layout's offsets as plain ints, for :func:`encode_view`'s hot loop."""
+
+    size: int
+    hand: int
+    build: int
+    seats: tuple[_SeatStarts, ...]
+    tail: tuple[int, ...]
+    count_divisors: np.ndarray
     """Per vector entry: the discard-count scale at discard-count entries, 1 elsewhere."""
-    div = np.ones(observation_layout(config).size, dtype=np.float32)
-    base = 13 + 4 * BUILD_SLOTS + CARD_SLOTS + 2 + 8 * CARD_SLOTS
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(config: GameConfig) -> _Plan:
+    layout = observation_layout(config)
+    seats = tuple(
+        _SeatStarts(**{name: layout.start(f"seat{k}.{name}") for name, _ in SEAT_PIECES})
+        for k in range(config.num_players)
+    )
+    div = np.ones(layout.size, dtype=np.float32)
     for k in range(config.num_players):
-        for d in range(4):
-            start = base + k * SEAT_WIDTH + d * 13
-            div[start : start + 13] = _COUNT_SCALE
-    return div
+        layout.view(div, f"seat{k}.discard_counts")[...] = COUNT_SCALE
+    tail = tuple(layout.start(name) for name, _ in TAIL_PIECES)
+    return _Plan(layout.size, layout.start("hand_counts"), layout.start("building_values"), seats, tail, div)
 
 
 def observe(state: GameState, seat: int) -> dict[str, np.ndarray]:
@@ -384,25 +487,21 @@ def decode_observation(vec: np.ndarray, config: GameConfig) -> ObservationFields
         raise ValueError(f"observation must have shape ({layout.size},) for this config, got {vec.shape}")
     vec = vec.astype(np.float64)
     n = config.num_players
-    hand = tuple(_rint(vec[0:13], HAND_SIZE).tolist())
-    base = 13 + 4 * BUILD_SLOTS
-    building = tuple(_onehots(vec[13:base].reshape(4, BUILD_SLOTS), "building_values").tolist())
-    block = vec[base : base + n * SEAT_WIDTH].reshape(n, SEAT_WIDTH)
-    stock_tops = _cards_of_slots(_onehots(block[:, 0:CARD_SLOTS], "stock_top"))
-    o = CARD_SLOTS
-    stock_sizes = _rint(block[:, o], config.stock_size).tolist()
-    hand_sizes = _rint(block[:, o + 1], HAND_SIZE).tolist()
-    o += 2
-    tops = _cards_of_slots(_onehots(block[:, o : o + 4 * CARD_SLOTS].reshape(n, 4, CARD_SLOTS), "discard_tops"))
-    o += 4 * CARD_SLOTS
-    seconds = _cards_of_slots(
-        _onehots(block[:, o : o + 4 * CARD_SLOTS].reshape(n, 4, CARD_SLOTS), "discard_seconds")
-    )
-    o += 4 * CARD_SLOTS
-    counts = _rint(block[:, o : o + 52].reshape(n, 4, 13), _COUNT_SCALE.astype(np.float64)).tolist()
-    o += 52
-    sizes = _rint(block[:, o : o + 4], DISCARD_SIZE_SCALE).tolist()
-    partners = (block[:, o + 4] > 0.5).tolist()
+    hand = tuple(_rint(layout.view(vec, "hand_counts"), HAND_SIZE).tolist())
+    building = tuple(_onehots(layout.view(vec, "building_values"), "building_values").tolist())
+    block = layout.seats(vec)
+
+    def onehot_cards(name: str) -> list:
+        return _cards_of_slots(_onehots(seat_piece(block, name), name))
+
+    stock_tops = onehot_cards("stock_top")
+    stock_sizes = _rint(seat_piece(block, "stock_size")[:, 0], config.stock_size).tolist()
+    hand_sizes = _rint(seat_piece(block, "hand_size")[:, 0], HAND_SIZE).tolist()
+    tops = onehot_cards("discard_tops")
+    seconds = onehot_cards("discard_seconds")
+    counts = _rint(seat_piece(block, "discard_counts"), COUNT_SCALE.astype(np.float64)).tolist()
+    sizes = _rint(seat_piece(block, "discard_sizes"), DISCARD_SIZE_SCALE).tolist()
+    partners = (seat_piece(block, "is_partner")[:, 0] > 0.5).tolist()
     seats = tuple(
         SeatFields(
             stock_top=stock_tops[k],
@@ -416,19 +515,27 @@ def decode_observation(vec: np.ndarray, config: GameConfig) -> ObservationFields
         )
         for k in range(n)
     )
-    tail = vec[base + n * SEAT_WIDTH :]
+
+    def scalar(name: str, scale: float) -> int:
+        return int(np.rint(layout.view(vec, name)[0] * scale))
+
     return ObservationFields(
         hand_counts=hand,
         building_values=building,
         seats=seats,
-        draw_size=int(np.rint(tail[0] * DECK_SIZE)),
-        completed_size=int(np.rint(tail[1] * DECK_SIZE)),
-        turn=int(np.rint(tail[2] * config.turn_limit)),
-        to_move=bool(tail[3] > 0.5),
+        draw_size=scalar("draw_size", DECK_SIZE),
+        completed_size=scalar("completed_size", DECK_SIZE),
+        turn=scalar("turn", config.turn_limit),
+        to_move=bool(layout.view(vec, "to_move")[0] > 0.5),
     )
 
 
 __all__ = [
+    "COUNT_SCALE",
+    "HEAD_WIDTH",
+    "IN_SEAT",
+    "SEAT_PIECES",
+    "SEAT_WIDTH",
     "ObservationFields",
     "ObservationLayout",
     "SeatFields",
@@ -444,4 +551,6 @@ __all__ = [
     "num_actions",
     "observation_layout",
     "observe",
+    "piece_shape",
+    "seat_piece",
 ]

@@ -275,3 +275,41 @@ def test_mask_with_an_empty_hand_and_no_cards_to_draw():
     assert EndTurn() in legal and mask[124] == 1
     assert legal_moves_from_mask(mask, config) == sorted(legal, key=lambda m: encode_action(m, config))
     assert not any(isinstance(m, Discard) for m in legal_moves_from_mask(mask, config))
+
+
+def test_named_views_read_what_the_encoder_wrote():
+    """The layout's named views (OpenSpiel observer style) address exactly the pieces the encoder fills."""
+    from skipbo_env.encoding import HEAD_WIDTH, SEAT_WIDTH, piece_shape, seat_piece
+
+    for config in (GameConfig(num_players=2), GameConfig(num_players=4, partner_game=True)):
+        state = new_game(config, seed=11)
+        for _ in range(40):
+            state.apply(state.legal_moves()[-1])
+        seat = state.current
+        view = state.view(seat)
+        layout = observation_layout(config)
+        vec = encode_view(view)
+        assert layout.size == HEAD_WIDTH + SEAT_WIDTH * config.num_players
+        fields = fields_from_view(view)
+        assert layout.view(vec, "hand_counts").tolist() == pytest.approx([c / 5 for c in fields.hand_counts])
+        assert layout.view(vec, "building_values").argmax(-1).tolist() == list(fields.building_values)
+        block = layout.seats(vec)
+        assert block.shape == (config.num_players, SEAT_WIDTH)
+        for k, seat_fields in enumerate(fields.seats):
+            for name in ("discard_tops", "discard_counts", "is_partner"):
+                piece = layout.view(vec, f"seat{k}.{name}")
+                assert piece.shape == piece_shape(name)
+                assert (piece == seat_piece(block, name)[k]).all()
+            assert bool(layout.view(vec, f"seat{k}.is_partner")[0]) == seat_fields.is_partner
+        tail = layout.view(vec, "to_move")
+        assert tail.shape == (1,) and tail[0] == 1.0
+
+
+def test_the_engine_refuses_kernel_constants_that_disagree_with_the_layout(monkeypatch):
+    from skipbo_env.vector import engine
+    from skipbo_env.vector import kernels as K
+
+    engine._check_kernel_constants()
+    monkeypatch.setattr(K, "OBS_TOPS", K.OBS_TOPS + 1)
+    with pytest.raises(ImportError, match="OBS_TOPS: kernels 17, rules/encoding 16"):
+        engine._check_kernel_constants()

@@ -36,17 +36,23 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from ..encoding import BUILD_SLOTS, CARD_SLOTS, observation_layout
-from ..rules import ALL_MOVES, WILD, Discard, GameConfig, Play, Source
-from ..rules.config import ConfigError
-from ..rules.moves import NUM_SOLO_MOVES
+from ..encoding import BUILD_SLOTS, CARD_SLOTS, HEAD_WIDTH, SEAT_WIDTH, observation_layout
+from ..rules import (
+    ALL_MOVES,
+    NUM_SOLO_MOVES,
+    WILD,
+    ConfigError,
+    Discard,
+    GameConfig,
+    Play,
+    Source,
+    missing_numbers,
+)
 
 FEATURES_VERSION = 1
 """Version of the feature computation below. A checkpoint stores the version it was trained with, and
 loading one with another version fails: the same weights on other features would play differently.
 Raise it with any change to what :meth:`ActionScorer.features` computes."""
-SEAT_WIDTH = 185
-HEAD_WIDTH = 65
 GAP_CLASSES = 13
 """Numbers missing between a pile and a target card: 0..11, or 12 for no target."""
 CHAIN_PIECE = ("gap", GAP_CLASSES), ("cover", 1), ("short", 1), ("reachable", 1)
@@ -92,10 +98,10 @@ def _chain_tables() -> tuple[np.ndarray, np.ndarray]:
     need = np.zeros((BUILD_SLOTS, CARD_SLOTS, BUILD_SLOTS), dtype=np.float32)
     for q in range(BUILD_SLOTS):
         for t in range(12):
-            k = (t - q) % 12  # target value t + 1: numbers q + 1 .. t are missing
-            gap[q, t, k] = 1
-            for i in range(k):
-                need[q, t, (q + i) % 12] = 1
+            missing = missing_numbers(q, t + 1)  # a pile showing q, target card t + 1
+            gap[q, t, len(missing)] = 1
+            for number in missing:
+                need[q, t, number - 1] = 1
         gap[q, 12, 0] = 1
         gap[q, 13, GAP_CLASSES - 1] = 1
     return gap, need
@@ -172,7 +178,7 @@ class ActionScorer(nn.Module):
         self.players = game.num_players
         self.n_actions = n_actions
         self.partner = game.num_players // 2 if game.partner_game else None
-        self.sl = {name: (start, start + length) for name, start, length in layout.pieces}
+        self.layout = layout
         gap, need = _chain_tables()
         # laid out [target slot, pile value * class] so that one matmul applies them to a batch of targets
         self.register_buffer("gap", torch.as_tensor(gap.transpose(1, 0, 2).reshape(CARD_SLOTS, -1)), persistent=False)
@@ -197,8 +203,8 @@ class ActionScorer(nn.Module):
 
     # ------------------------------------------------------------ pieces
     def _piece(self, obs: torch.Tensor, name: str) -> torch.Tensor:
-        start, stop = self.sl[name]
-        return obs[:, start:stop]
+        """Piece ``name`` of a batch of observations, flat (``[B, length]``)."""
+        return obs[:, self.layout.slice(name)]
 
     def _seat(self, obs: torch.Tensor, seat: int | None) -> dict[str, torch.Tensor]:
         b = obs.shape[0]

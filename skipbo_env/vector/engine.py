@@ -25,14 +25,67 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding import DISCARD_SIZE_SCALE, num_actions, observation_layout
-from ..rules import ALL_MOVES, DECK_SIZE, HAND_SIZE, WILD, GameConfig, GameState
+from ..encoding import (
+    COUNT_SCALE,
+    DISCARD_SIZE_SCALE,
+    IN_SEAT,
+    SEAT_WIDTH,
+    num_actions,
+    observation_layout,
+)
+from ..rules import (
+    ALL_MOVES,
+    DECK_SIZE,
+    END_TURN,
+    HAND_SIZE,
+    NUM_SOLO_MOVES,
+    WILD,
+    Discard,
+    GameConfig,
+    GameState,
+    Play,
+    Source,
+)
+from ..rules.cards import PILE_COMPLETE
 from ..rules.errors import GameOverError, IllegalMoveError
 from ..rules.serialization import FORMAT, VERSION
 from . import kernels as K
 
 AGENT_KINDS = {"random": 1, "greedy": 2}
 """In-engine agents by name (kernel codes)."""
+
+
+def _check_kernel_constants() -> None:
+    """The kernels keep literal constants (numba's cached compilation needs them); they must equal the
+    card constants, the action table and the observation layout they stand for. Runs at import."""
+    head = observation_layout(GameConfig(num_players=2))
+    pairs = {
+        "WILD": (K.WILD, WILD), "HAND_SIZE": (K.HAND_SIZE, HAND_SIZE), "DECK": (K.DECK, DECK_SIZE),
+        "PILE_COMPLETE": (K.PILE_COMPLETE, PILE_COMPLETE),
+        "OBS_HAND": (K.OBS_HAND, head.start("hand_counts")), "OBS_BUILD": (K.OBS_BUILD, head.start("building_values")),
+        "OBS_SEATS": (K.OBS_SEATS, head.start("seat0.stock_top")), "OBS_SEAT_WIDTH": (K.OBS_SEAT_WIDTH, SEAT_WIDTH),
+        "OBS_STOCK_SIZE": (K.OBS_STOCK_SIZE, IN_SEAT["stock_size"]), "OBS_HAND_SIZE": (K.OBS_HAND_SIZE, IN_SEAT["hand_size"]),
+        "OBS_TOPS": (K.OBS_TOPS, IN_SEAT["discard_tops"]), "OBS_SECONDS": (K.OBS_SECONDS, IN_SEAT["discard_seconds"]),
+        "OBS_COUNTS": (K.OBS_COUNTS, IN_SEAT["discard_counts"]), "OBS_DSIZES": (K.OBS_DSIZES, IN_SEAT["discard_sizes"]),
+        "OBS_PARTNER": (K.OBS_PARTNER, IN_SEAT["is_partner"]),
+        "A_HAND": (K.A_HAND, ALL_MOVES.index(Play(Source.HAND, 0, card=1))),
+        "A_HAND_WILD": (K.A_HAND_WILD, ALL_MOVES.index(Play(Source.HAND, 0, card=WILD))),
+        "A_STOCK": (K.A_STOCK, ALL_MOVES.index(Play(Source.STOCK, 0))),
+        "A_DISC": (K.A_DISC, ALL_MOVES.index(Play(Source.DISCARD, 0, discard_pile=0))),
+        "A_DISCARD": (K.A_DISCARD, ALL_MOVES.index(Discard(1, 0))),
+        "A_END": (K.A_END, ALL_MOVES.index(END_TURN)),
+        "A_PSTOCK": (K.A_PSTOCK, ALL_MOVES.index(Play(Source.PARTNER_STOCK, 0))),
+        "A_PDISC": (K.A_PDISC, ALL_MOVES.index(Play(Source.PARTNER_DISCARD, 0, discard_pile=0))),
+    }
+    wrong = [f"{name}: kernels {ours}, rules/encoding {theirs}" for name, (ours, theirs) in pairs.items() if ours != theirs]
+    if NUM_SOLO_MOVES != K.A_PSTOCK:
+        wrong.append(f"A_PSTOCK: {K.A_PSTOCK}, the solo action count {NUM_SOLO_MOVES}")
+    if wrong:
+        raise ImportError("the batched engine's kernel constants disagree with the rules and the encoding: "
+                          + "; ".join(wrong))
+
+
+_check_kernel_constants()
 
 _M64 = (1 << 64) - 1
 
@@ -56,7 +109,7 @@ def _config_array(config: GameConfig) -> np.ndarray:
 
 def _obs_tables(config: GameConfig) -> np.ndarray:
     """Float32 lookup table of every scaled value, computed with ``encoding.encode_fields``'s own expressions."""
-    count_scale = np.array([12.0] * 12 + [18.0], dtype=np.float32)
+    count_scale = COUNT_SCALE
     sizes = np.arange(DECK_SIZE + 1)
     parts = [
         np.arange(HAND_SIZE + 1, dtype=np.float32) / HAND_SIZE,  # hand counts (float32 / int)

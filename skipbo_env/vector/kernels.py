@@ -92,9 +92,19 @@ C_OBS = 9  # observation size
 C_MOVE_LIMIT = 10  # move limit: the game is truncated after this many moves
 CF_SIZE = 11
 
-# observation constants (skipbo_env.encoding)
-OBS_SEAT_WIDTH = 185
-OBS_SEATS = 13 + 48
+# observation offsets: literals for cached compilation; engine.py asserts at import that they
+# equal skipbo_env.encoding's layout (pieces named there in the comments)
+OBS_HAND = 0  # hand_counts
+OBS_BUILD = 13  # building_values
+OBS_SEATS = 13 + 48  # seat0.stock_top: the first seat block
+OBS_SEAT_WIDTH = 185  # one seat block; offsets inside it:
+OBS_STOCK_SIZE = 14  # stock_size
+OBS_HAND_SIZE = 15  # hand_size
+OBS_TOPS = 16  # discard_tops
+OBS_SECONDS = 16 + 56  # discard_seconds
+OBS_COUNTS = 16 + 112  # discard_counts
+OBS_DSIZES = 16 + 164  # discard_sizes
+OBS_PARTNER = 16 + 168  # is_partner
 # offsets in the float32 lookup table ``tab`` (built by engine._obs_tables)
 T_HAND = 0  # 6: hand count c -> float32(c) / 5
 T_HS = 6  # 6: hand size h -> float32(h / 5)
@@ -498,27 +508,26 @@ def observe_into(hot, turn, cf, tab, b, viewer, out):
     n = cf[C_N]
     o = hot_base(viewer)
     for v in range(1, WILD + 1):
-        out[v - 1] = tab[T_HAND + hot[b, o + v]]
+        out[OBS_HAND + v - 1] = tab[T_HAND + hot[b, o + v]]
     for k in range(4):
-        out[13 + k * 12 + hot[b, G_BN + k]] = 1.0
+        out[OBS_BUILD + k * 12 + hot[b, G_BN + k]] = 1.0
     partner = partner_of(cf, viewer)
     base = OBS_SEATS
     for rel in range(n):
         seat = (viewer + rel) % n
         p = hot_base(seat)
         out[base + _slot(hot[b, p + S_STOP])] = 1.0
-        out[base + 14] = tab[T_STOCK + hot[b, p + S_STN]]
-        out[base + 15] = tab[T_HS + hot[b, p + S_HAND]]
-        q = base + 16
+        out[base + OBS_STOCK_SIZE] = tab[T_STOCK + hot[b, p + S_STN]]
+        out[base + OBS_HAND_SIZE] = tab[T_HS + hot[b, p + S_HAND]]
         for d in range(4):
-            out[q + d * 14 + _slot(hot[b, p + S_TOP + d])] = 1.0
-            out[q + 56 + d * 14 + _slot(hot[b, p + S_SEC + d])] = 1.0
+            out[base + OBS_TOPS + d * 14 + _slot(hot[b, p + S_TOP + d])] = 1.0
+            out[base + OBS_SECONDS + d * 14 + _slot(hot[b, p + S_SEC + d])] = 1.0
             for v in range(13):
                 c = hot[b, p + S_DCNT + d * 13 + v]
                 if c:
-                    out[q + 112 + d * 13 + v] = tab[T_CNT + np.int64(c) * 13 + v]
-            out[q + 164 + d] = tab[T_DSIZE + hot[b, p + S_DN + d]]
-        out[q + 168] = 1.0 if seat == partner else 0.0
+                    out[base + OBS_COUNTS + d * 13 + v] = tab[T_CNT + np.int64(c) * 13 + v]
+            out[base + OBS_DSIZES + d] = tab[T_DSIZE + hot[b, p + S_DN + d]]
+        out[base + OBS_PARTNER] = 1.0 if seat == partner else 0.0
         base += OBS_SEAT_WIDTH
     out[base] = tab[T_DECK + hot[b, G_DRAWN]]
     out[base + 1] = tab[T_DECK + hot[b, G_COMPN]]
@@ -527,7 +536,7 @@ def observe_into(hot, turn, cf, tab, b, viewer, out):
 
 
 # ===================================================================== agents
-# The greedy agent mirrors skipbo_env.policies.greedy_move / greedy_discard rule for rule;
+# The greedy agent mirrors skipbo_env.bots.greedy.greedy_move / greedy_discard rule for rule;
 # each decision ranks its candidates with one integer (lower is better; the rank
 # tuples of the policy mapped to bounded integers) and breaks ties uniformly.
 @njit(cache=True)
@@ -618,7 +627,7 @@ def _discard_card(hot, b, legal, count):
 
 @njit(cache=True)
 def greedy_choice(hot, cf, arng, b, legal, count):
-    """``policies.greedy_move`` over the legal list; ties uniform from the agent stream.
+    """``bots.greedy.greedy_move`` over the legal list; ties uniform from the agent stream.
 
     Classes in priority order: own stock plays (onto the highest pile), other
     plays except hand wilds (first one that makes the stock top playable, then
