@@ -20,6 +20,7 @@ import time
 
 from agents.report import markdown, write_outputs
 from agents.tournament import run_tournament
+from tqdm import tqdm
 
 from agents import AGENTS
 from skipbo_env.rules import ConfigError, GameConfig
@@ -97,8 +98,6 @@ def main(argv: list[str] | None = None) -> int:
     def progress(done: int) -> None:
         nonlocal bar
         if bar is None:  # opened once the tournament's arguments are checked
-            from tqdm import tqdm
-
             bar = tqdm(total=args.games, unit="game", file=sys.stderr, smoothing=0.1)
         bar.update(done)
 

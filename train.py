@@ -18,11 +18,10 @@ import sys
 import yaml
 
 from skipbo_env.rules import SkipBoError
+from skipbo_env.training.config import TrainConfig, flat_fields
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from skipbo_env.training.config import flat_fields
-
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n\n", 1)[1],
@@ -54,14 +53,12 @@ def parse_overrides(args: argparse.Namespace) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from skipbo_env.training.checkpoints import CheckpointError
-    from skipbo_env.training.config import TrainConfig
+    # torch and stable-baselines3 load with these modules: after argument parsing, so --help is instant
+    from skipbo_env.training.checkpoints import CheckpointError, export_agent
     from skipbo_env.training.run import load_run_config, print_summary, train
 
     overrides = parse_overrides(args)
     if args.export:
-        from skipbo_env.training.checkpoints import export_agent
-
         try:
             out = export_agent(*args.export)
         except CheckpointError as exc:

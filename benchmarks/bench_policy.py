@@ -22,24 +22,24 @@ from pathlib import Path
 
 import numpy as np
 
+from skipbo_env.bots import RandomAgent
+from skipbo_env.episode import decisions
+from skipbo_env.rules import GameConfig, new_game
+
 
 def observations(count: int) -> tuple[np.ndarray, np.ndarray]:
-    from skipbo_env.encoding import observe
-    from skipbo_env.rules import GameConfig, new_game
-
+    """``count`` observations and masks met in random-play games (the one game loop)."""
     config = GameConfig()
-    rng = np.random.default_rng(0)
     obs, masks = [], []
     seed = 0
     while len(obs) < count:
-        state = new_game(config, seed=seed)
+        players = [RandomAgent(config, seed=seed * 10 + s) for s in range(config.num_players)]
+        for decision in decisions(new_game(config, seed=seed), players):
+            obs.append(decision.observation["observation"])
+            masks.append(decision.observation["action_mask"].astype(bool))
+            if len(obs) == count:
+                break
         seed += 1
-        while not state.is_over and len(obs) < count:
-            o = observe(state, state.current)
-            obs.append(o["observation"])
-            masks.append(o["action_mask"].astype(bool))
-            moves = state.legal_moves()
-            state.apply(moves[rng.integers(len(moves))])
     return np.asarray(obs), np.asarray(masks)
 
 

@@ -111,7 +111,7 @@ def _write_games_csv(result: TournamentResult, path: Path) -> Path:
 
 def plot_win_rates(result: TournamentResult, path: str | os.PathLike) -> Path:
     """Bar chart of win rates with their Wilson intervals and each agent's fair share."""
-    import matplotlib
+    import matplotlib  # heavy: loaded only when a plot is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from openskill.models import PlackettLuce
 
 from ..episode import decisions
 from ..records import GameRecord
@@ -407,8 +408,6 @@ def _openskill(k: int, games: tuple[GameResult, ...]) -> list[tuple[float, float
     Each agent is one team per game; the winner ranks first and every other
     agent shares second place; a truncated game is a draw among all.
     """
-    from openskill.models import PlackettLuce
-
     model = PlackettLuce()
     ratings = [model.rating(name=str(i)) for i in range(k)]
     for g in games:

@@ -14,10 +14,14 @@ loop, :func:`skipbo_env.episode.decisions`.
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import torch
+from tqdm import tqdm
 
 from ..agents import Agent, load_agent, make_agent
 from ..encoding import observation_layout
@@ -70,8 +74,6 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
           shaping: bool) -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[float], int, int]:
     """Play ``deals``; at the learner's seat the student (if any, else the teacher) moves and the teacher labels."""
     if student is not None:
-        import torch  # the student is a checkpoint: torch is loaded with it
-
         torch.set_num_threads(1)  # one process per core
     obs_list, mask_list, act_list, ret_list = [], [], [], []
     wins = agreed = 0
@@ -121,10 +123,6 @@ def collect(
     ``seed`` before any game is played and the games are concatenated in
     order, so the result does not depend on ``workers``.
     """
-    from concurrent.futures import ProcessPoolExecutor
-
-    from tqdm import tqdm
-
     rng = np.random.default_rng(seed)
     specs = list(opponents)
     probs = np.asarray([opponents[s] for s in specs], dtype=np.float64)
@@ -142,8 +140,6 @@ def collect(
     bar = tqdm(total=games, desc=desc, unit="game", disable=not progress)
     parts = []
     if workers > 1:
-        import multiprocessing
-
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(_play, game, teacher, c, student, gamma, shaping) for c in chunks]
             for future, c in zip(futures, chunks, strict=True):
@@ -168,9 +164,6 @@ def collect(
 def fit(model: Any, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float, seed: int,
         progress: bool = True) -> dict[str, float]:
     """Fit ``model.policy`` to the demonstrations; returns held-out accuracy and losses."""
-    import torch
-    from tqdm import tqdm
-
     policy = model.policy
     n = len(demos.actions)
     rng = np.random.default_rng(seed)
