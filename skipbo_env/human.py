@@ -42,7 +42,6 @@ from .rules import (
     truncation_cause,
 )
 from .rules.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, PILE_COMPLETE
-from .rules.illegal import PARTNER_SOURCES
 from .rules.moves import CANONICAL
 
 Segment = str | tuple[str, str]
@@ -208,7 +207,7 @@ def _top(pile: Sequence[int]) -> int | None:
 
 
 def partner_source(move: Play) -> bool:
-    return move.source in PARTNER_SOURCES
+    return move.source in (Source.PARTNER_STOCK, Source.PARTNER_DISCARD)
 
 
 def _played_card(move: Play, view: SeatView, mover: int) -> int | None:
@@ -254,27 +253,23 @@ def describe_move(move: Move, view: SeatView, mover: int) -> str:
     return text
 
 
+PERSON_WORDS = {
+    "not_a_move": "not a move",
+    "hand_not_empty": "your hand still holds {count} card(s): end the turn by discarding one (x<card>><pile>)",
+    "stock_first": "your stock top can be played and this game says the stock must be played first",
+    "not_in_hand": "your hand holds no {card}",
+    "wild_discard_off": "wilds may not be discarded in this game",
+    "no_partner": "there is no partner in this game",
+    "empty_source": "{whose_place} is empty",
+    "wrong_number": "building pile {build_pile} needs a {need}, the card is a {card}",
+}
+"""The rules' reasons (:class:`skipbo_env.rules.IllegalReason`) in the words of the terminal UI."""
+
+
 def explain_illegal(view: SeatView, move: Move) -> str:
     """The rules' reason why a well-formed move is not legal for ``view.seat`` now
     (:func:`skipbo_env.rules.illegal_reason`), worded for the person (piles numbered from 1)."""
-    why = illegal_reason(view, move)
-    kind = why.kind
-    if kind == "hand_not_empty":
-        return f"your hand still holds {why.count} card(s): end the turn by discarding one (x<card>><pile>)"
-    if kind == "stock_first":
-        return "your stock top can be played and this game says the stock must be played first"
-    if kind == "not_in_hand":
-        return f"your hand holds no {card_name(why.card)}"  # type: ignore[arg-type]
-    if kind == "wild_discard_off":
-        return "wilds may not be discarded in this game"
-    if kind == "no_partner":
-        return "there is no partner in this game"
-    if kind == "empty_source":
-        place = _ORIGINS[why.source].format((why.discard_pile or 0) + 1)  # type: ignore[index]
-        return f"the {place} is empty" if why.source in PARTNER_SOURCES else f"your {place} is empty"
-    if kind == "wrong_number":
-        return f"building pile {why.build_pile + 1} needs a {why.need}, the card is a {card_name(why.card)}"  # type: ignore[operator,arg-type]
-    return why.text()
+    return illegal_reason(view, move).words(PERSON_WORDS, first_pile=1)
 
 
 # ====================================================================== table

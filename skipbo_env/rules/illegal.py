@@ -8,6 +8,7 @@ same facts; the rules word them with 0-based piles and rule ids
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,28 +46,47 @@ class IllegalReason:
     type_name: str = ""
     """The type of a non-move (kind ``not_a_move``)."""
 
-    def text(self) -> str:
-        """The rules' wording (piles numbered from 0, rule ids cited)."""
-        kind = self.kind
-        if kind == "not_a_move":
-            return f"not a move: expected Play, Discard or EndTurn, got {self.type_name}"
-        if kind == "hand_not_empty":
-            return f"the hand still holds {self.count} card(s); end the turn by discarding (R16, R21)"
-        if kind == "stock_first":
-            return "the own stock top can be played and must_play_stock is on"
-        if kind == "not_in_hand":
-            return f"the hand holds no {card_name(self.card)}"  # type: ignore[arg-type]
-        if kind == "wild_discard_off":
-            return "wilds may not be discarded (allow_wild_discard is off)"
-        if kind == "no_partner":
-            return "partner cards can only be played in the partner game (R27)"
-        if kind == "empty_source":
-            stock = self.source in (Source.STOCK, Source.PARTNER_STOCK)
-            return "stock is empty" if stock else f"discard pile {self.discard_pile} is empty"
-        return (
-            f"building pile {self.build_pile} needs a {self.need} (R12), "
-            f"the card is a {card_name(self.card)}"  # type: ignore[arg-type]
+    def words(self, templates: Mapping[str, str], first_pile: int = 0) -> str:
+        """The reason in words: ``templates[kind]`` filled with the facts.
+
+        Placeholders: ``{card}`` (card name), ``{count}``, ``{need}``,
+        ``{build_pile}``, ``{type_name}``, ``{place}`` (``stock``,
+        ``discard pile 2``, ``partner's stock``, ...) and ``{whose_place}``
+        (``your stock``, ``the partner's discard pile 1``, ...); piles are
+        numbered from ``first_pile``.
+        """
+        partner = self.source in PARTNER_SOURCES
+        if self.source in (Source.STOCK, Source.PARTNER_STOCK):
+            place = "stock"
+        else:
+            place = f"discard pile {(self.discard_pile or 0) + first_pile}"
+        place = f"partner's {place}" if partner else place
+        return templates[self.kind].format(
+            card="" if self.card is None else card_name(self.card),
+            count=self.count,
+            need=self.need,
+            build_pile=None if self.build_pile is None else self.build_pile + first_pile,
+            type_name=self.type_name,
+            place=place,
+            whose_place=f"the {place}" if partner else f"your {place}",
         )
+
+    def text(self) -> str:
+        """The rules' wording (:data:`RULE_WORDS`: piles numbered from 0, rule ids cited)."""
+        return self.words(RULE_WORDS)
+
+
+RULE_WORDS = {
+    "not_a_move": "not a move: expected Play, Discard or EndTurn, got {type_name}",
+    "hand_not_empty": "the hand still holds {count} card(s); end the turn by discarding (R16, R21)",
+    "stock_first": "the own stock top can be played and must_play_stock is on",
+    "not_in_hand": "the hand holds no {card}",
+    "wild_discard_off": "wilds may not be discarded (allow_wild_discard is off)",
+    "no_partner": "partner cards can only be played in the partner game (R27)",
+    "empty_source": "{place} is empty",
+    "wrong_number": "building pile {build_pile} needs a {need} (R12), the card is a {card}",
+}
+"""The rules' words for each reason (the messages of :class:`~skipbo_env.rules.IllegalMoveError`)."""
 
 
 def illegal_reason(view: SeatView, move: object) -> IllegalReason:
