@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,17 @@ from .rules.errors import StateError
 
 FORMAT = "skipbo-record"
 VERSION = 1
+MAX_LABEL = 64
+"""Characters kept of a player label (longer labels are cut, with an ellipsis)."""
+
+
+def clean_label(label: Any) -> str:
+    """A player label safe to print: control characters (escape sequences, CR, LF, ...) become
+    spaces and the text is cut to :data:`MAX_LABEL` characters. A record file is input from
+    anyone; its labels must not be able to drive the terminal that replays it."""
+    text = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in str(label))
+    text = " ".join(text.split()) or "?"
+    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -40,8 +52,8 @@ class GameRecord:
 
     @classmethod
     def start(cls, state: GameState, players: Sequence[str]) -> GameRecorder:
-        """Begin recording a game from ``state`` (usually a fresh deal)."""
-        return GameRecorder(state.to_dict(), list(players))
+        """Begin recording a game from ``state`` (usually a fresh deal); labels are cleaned (:func:`clean_label`)."""
+        return GameRecorder(state.to_dict(), [clean_label(p) for p in players])
 
     def replay(self) -> Iterator[tuple[GameState, Move | None]]:
         """Yield ``(state, move)`` pairs: the initial state with ``None``, then
@@ -89,8 +101,12 @@ class GameRecord:
                 moves.append(move_from_dict(m))
             except ValueError as exc:
                 raise StateError(f"record.moves[{i}]", str(exc)) from exc
-        GameState.from_dict(data["initial_state"])  # validates before anything else
-        record = cls(data["initial_state"], tuple(moves), tuple(str(p) for p in data["players"]))
+        initial = GameState.from_dict(data["initial_state"])  # validates before anything else
+        players = data["players"]
+        n = initial.config.num_players
+        if not isinstance(players, list) or len(players) != n or not all(isinstance(p, str) for p in players):
+            raise StateError("record.players", f"must be a list of {n} strings (a label per seat)")
+        record = cls(data["initial_state"], tuple(moves), tuple(clean_label(p) for p in players))
         final = record.final_state()
         if "result" in data and data["result"] != result_of(final):
             raise StateError("record.result", f"says {data['result']}, the replay gives {result_of(final)}")
@@ -105,8 +121,10 @@ class GameRecord:
         try:
             with open(path, encoding="utf-8") as fh:
                 data = json.load(fh)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise StateError(str(path), f"not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise StateError(str(path), "not a record: its JSON is nested too deeply") from None
         return cls.from_dict(data)
 
 
@@ -140,13 +158,35 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
     return write_bytes_atomic(path, json.dumps(data).encode("utf-8"))
 
 
+TEMP_PREFIX = ".tmp-"
+"""Temporary files of :func:`write_bytes_atomic` are named ``.tmp-<name>.<random>`` next to the target."""
+
+
+def _file_mode() -> int:
+    """The mode ``open()`` gives a new file: 0o666 less the process umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def remove_temp_files(folder: str | os.PathLike) -> list[Path]:
+    """Delete temporary files that interrupted atomic writes left in ``folder`` (not recursive); returns them."""
+    removed = []
+    for stale in Path(folder).glob(f"{TEMP_PREFIX}*"):
+        if stale.is_file():
+            stale.unlink(missing_ok=True)
+            removed.append(stale)
+    return removed
+
+
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder, fsynced, and a
     rename: a kill at any moment leaves either the old file or the new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, _file_mode())  # mkstemp makes 0600; a saved file gets the usual mode
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -26,7 +26,7 @@ def test_r22_last_stock_card_wins_at_once_mid_turn_with_cards_in_hand():
     state.apply(STOCK0)
     assert state.winner == 0 and state.winners == (0,)
     assert state.is_over and not state.truncated
-    assert state.legal_moves() == []
+    assert list(state.legal_moves()) == []
     assert state.hand_cards(0) == [5, 5, 9, 9, W]  # whatever remains in the hand
     assert state.current == 0 and state.turn == 0  # the turn never ended
     assert game_points(state) == (25 + 5 * 2, 0)
@@ -79,7 +79,7 @@ def test_r23_turn_limit_truncates_without_a_winner():
     state.apply(Discard(9, 1))
     assert state.turn == 3
     assert state.truncated and state.is_over and state.winner is None and state.winners == ()
-    assert state.legal_moves() == []
+    assert list(state.legal_moves()) == []
     assert state.current == 0  # no next turn is started, so nobody refills
     assert state.hand_cards(0) == [9, 9, 9, 11]
     assert state.hand_cards(1) == [10, 10, 10, 11]
@@ -108,7 +108,7 @@ def test_r23_end_turn_counts_a_turn():
 def test_r23_default_limit_is_1000_and_loaded_states_at_the_limit_are_truncated():
     assert GameConfig().turn_limit == 1000
     state = GameState.from_dict(state_dict(hands={0: [5]}, turn=1000))
-    assert state.truncated and state.legal_moves() == []
+    assert state.truncated and list(state.legal_moves()) == []
     state = GameState.from_dict(state_dict(hands={0: [5]}, turn=999))
     assert not state.is_over and state.legal_moves()
 

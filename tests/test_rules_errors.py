@@ -49,7 +49,7 @@ def _position(num_players=2, **kwargs):
 def test_illegal_move_names_the_move_and_the_reason_and_changes_nothing(move, kwargs, reason):
     state = _position(**kwargs)
     before = state.to_dict()
-    legal_before = list(state.legal_moves())
+    legal_before = state.legal_moves()
     with pytest.raises(IllegalMoveError, match=reason) as info:
         state.apply(move)
     assert not isinstance(info.value, GameOverError)

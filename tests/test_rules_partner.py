@@ -85,7 +85,7 @@ def test_r27_empty_own_stock_is_no_win_and_the_player_keeps_playing():
     assert state.winner is None
     state.apply(Play(P_STOCK, 0))  # the team's last stock card
     assert state.winner == 0 and state.winners == (0, 2) and state.is_over
-    assert state.legal_moves() == []
+    assert list(state.legal_moves()) == []
 
 
 def test_r27_own_last_stock_card_wins_when_the_partners_stock_is_already_empty():

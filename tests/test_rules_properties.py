@@ -96,8 +96,8 @@ def check_cheap(state: GameState) -> None:
     assert len(state.building) == 4 and len(state.completed) % 12 == 0
     legal = state.legal_moves()
     if state.is_over:
-        assert legal == []
-        assert state.view(state.current).legal_moves() == []
+        assert legal == ()
+        assert list(state.view(state.current).legal_moves()) == []
     else:
         assert legal, "no legal move while the game is on"
         assert state.view(state.current).legal_moves() == legal

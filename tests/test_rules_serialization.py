@@ -256,7 +256,7 @@ def test_corrupt_state_dicts_raise_state_error_naming_the_path(corrupt, path, pa
 
 
 def test_partner_game_outcome_checks():
-    data = state_dict(4, partner_game=True, stocks={0: [], 2: [5]})
+    data = state_dict(4, partner_game=True, stocks={0: [], 2: [5]}, hands={0: [7, 8]})
     GameState.from_dict(data)  # one empty stock per side is fine in the partner game (R27)
     data = state_dict(4, partner_game=True, stocks={0: [], 2: []})
     with pytest.raises(StateError, match=r"stocks: the stock\(s\) of seat\(s\) \[0, 2\] are empty"):

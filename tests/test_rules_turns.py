@@ -384,7 +384,7 @@ def test_r20_draw_none_and_the_turn_goes_on():
     state = make_state(hands={0: [5]}, stocks={0: [9, 6]}, building=[4, 0, 0, 0], rest=("discard", 1, 0))
     apply_all(state, hand(5, 0))
     assert state.hand_size(0) == 0
-    assert state.legal_moves() == [stock(0), END_TURN]
+    assert list(state.legal_moves()) == [stock(0), END_TURN]
 
 
 # ------------------------------------------------------------------ R21
@@ -395,10 +395,10 @@ def test_r21_empty_hand_plays_stock_and_discard_tops_then_ends_without_discardin
         discards={0: [[3, 2], [], [], []]},
         rest=("discard", 1, 3),
     )
-    assert state.legal_moves() == [*(stock(b) for b in range(4)), END_TURN]
+    assert list(state.legal_moves()) == [*(stock(b) for b in range(4)), END_TURN]
     apply_all(state, stock(1), from_discard(0, 1), from_discard(0, 1))
     assert state.building_values() == [0, 3, 0, 0]
-    assert state.legal_moves() == [END_TURN]
+    assert list(state.legal_moves()) == [END_TURN]
     apply_all(state, EndTurn())
     assert state.current == 1 and state.turn == 1
     assert state.hand_cards(1) == [8]  # nothing to draw (R20)
@@ -438,14 +438,14 @@ def test_variant_no_wild_discard_hand_of_only_wilds_still_has_a_move():
     state = make_state(
         hands={0: [W, W]}, stocks={0: [9]}, building=[11, 3, 0, 5], allow_wild_discard=False
     )
-    assert state.legal_moves() == [hand(W, b) for b in range(4)]
+    assert list(state.legal_moves()) == [hand(W, b) for b in range(4)]
     apply_all(state, hand(W, 0), hand(W, 1))  # the hand empties -> R15 draws 5 more
     assert state.hand_size(0) == 5
 
 
 def test_variant_must_play_stock_forbids_ending_the_turn():
     state = make_state(hands={0: [9, 9, 9, 9, 10]}, stocks={0: [7, 1]}, must_play_stock=True)
-    assert state.legal_moves() == [stock(b) for b in range(4)]
+    assert list(state.legal_moves()) == [stock(b) for b in range(4)]
     before = state.to_dict()
     with pytest.raises(IllegalMoveError, match="must_play_stock is on"):
         state.apply(Discard(9, 0))
@@ -456,7 +456,7 @@ def test_variant_must_play_stock_forbids_ending_the_turn():
 
 def test_variant_must_play_stock_blocks_end_turn_too():
     state = make_state(hands={0: []}, stocks={0: [7, 1]}, must_play_stock=True, rest=("discard", 1, 0))
-    assert state.legal_moves() == [stock(b) for b in range(4)]
+    assert list(state.legal_moves()) == [stock(b) for b in range(4)]
     with pytest.raises(IllegalMoveError, match="must_play_stock is on"):
         state.apply(EndTurn())
 

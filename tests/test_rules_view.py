@@ -38,7 +38,7 @@ def test_view_holds_exactly_what_the_seat_may_know():
     assert view.draw_size == len(state.draw_pile) and view.completed_size == 12
     assert view.current_player == 1 and view.turn == 7
     assert view.winner is None and not view.truncated and not view.is_over
-    assert not view.to_move and view.legal_moves() == []
+    assert not view.to_move and list(view.legal_moves()) == []
     assert view.opponents() == (1, 2) and state.view(2).opponents() == (0, 1)
     assert view.partner is None and view.num_players == 3
     assert view.hand_counts()[W] == 1 and view.hand_counts()[5] == 1
@@ -96,7 +96,7 @@ def test_view_after_the_end():
     state = make_state(hands={0: [9]}, stocks={0: [1]})
     state.apply(Play(Source.STOCK, 0))
     view = state.view(0)
-    assert view.winner == 0 and view.is_over and not view.to_move and view.legal_moves() == []
+    assert view.winner == 0 and view.is_over and not view.to_move and list(view.legal_moves()) == []
     truncated = make_state(hands={0: [9]}, turn=5, turn_limit=5)
     assert truncated.view(0).truncated and truncated.view(0).is_over
 

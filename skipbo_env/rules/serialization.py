@@ -88,6 +88,8 @@ def rng_from_dict(data: Any) -> np.random.Generator:
         if not isinstance(text, str) or not (text.isascii() and text.isdigit()) or int(text) >= 2**128:
             raise StateError(f"rng.{key}", f"must be a decimal string of a 128-bit integer, got {text!r}")
         words[key] = int(text)
+    if words["inc"] % 2 == 0:  # PCG64 keeps the increment odd; an even one can cycle in a tiny loop
+        raise StateError("rng.inc", f"must be odd (numpy's PCG64 increment), got {words['inc']}")
     if data["has_uint32"] not in (0, 1) or type(data["has_uint32"]) is not int:
         raise StateError("rng.has_uint32", f"must be 0 or 1, got {data['has_uint32']!r}")
     if type(data["uinteger"]) is not int or not 0 <= data["uinteger"] < 2**32:
@@ -148,7 +150,7 @@ def state_fields_from_dict(data: Any) -> tuple:
     _check_keys("state", data, KEYS)
     if data["format"] != FORMAT:
         raise StateError("format", f"must be {FORMAT!r}, got {data['format']!r}")
-    if data["version"] != VERSION:
+    if type(data["version"]) is not int or data["version"] != VERSION:
         raise StateError("version", f"unsupported version {data['version']!r}; this code reads {VERSION}")
     try:
         config = GameConfig.from_dict(data["config"])
@@ -202,6 +204,15 @@ def state_fields_from_dict(data: Any) -> tuple:
                 f"{EXPECTED_COUNTS[value]} (162 cards, R1)",
             )
     _check_outcome(config, stocks, current, turn, winner)
+    over = winner is not None or turn >= config.turn_limit or moves >= config.move_limit
+    if not over and not hands[current] and draw_pile:
+        # A hand emptied by a play is refilled at once (R15) and a turn starts with a refill (R10), so the
+        # player to move can hold nothing only when the draw pile ran out (R20); a completed pile may have
+        # formed since, which is drawn only at the next draw (R19).
+        raise StateError(
+            f"hands[{current}]",
+            "the player to move holds no card while the draw pile does: an emptied hand is refilled at once (R15)",
+        )
 
     hand_counts = []
     for h in hands:

@@ -34,7 +34,7 @@ from .cards import (
     standard_deck,
 )
 from .config import GameConfig
-from .errors import GameOverError, IllegalMoveError, StateError
+from .errors import ConfigError, GameOverError, IllegalMoveError, StateError
 from .illegal import illegal_reason
 from .legal import generate_legal_moves
 from .moves import CANONICAL, Discard, EndTurn, Move, Play, Source
@@ -115,7 +115,7 @@ class GameState:
         self.moves = moves
         self.winner = winner
         self.rng = rng
-        self._legal: list[Move] | None = None
+        self._legal: tuple[Move, ...] | None = None
 
     # ------------------------------------------------------------- status
     @property
@@ -151,13 +151,14 @@ class GameState:
         return [len(p) for p in self.building]
 
     # ------------------------------------------------------------- moves
-    def legal_moves(self) -> list[Move]:
-        """Legal moves of the seat to move; empty once the game is over.
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Legal moves of the seat to move, in the generator's fixed order; empty once the game is over.
 
-        While the game is on the list is never empty. Callers must not modify it.
+        While the game is on it is never empty. A tuple: the state caches it, and nothing outside
+        may change what the rules accept.
         """
         if self._legal is None:
-            self._legal = [] if self.is_over else self._generate()
+            self._legal = () if self.is_over else tuple(self._generate())
         return self._legal
 
     def _generate(self) -> list[Move]:
@@ -365,6 +366,11 @@ def new_game(
     is ``None``), then the shuffle (when no ``deck`` is given).
     """
     config = config if config is not None else GameConfig()
+    if not isinstance(config, GameConfig):
+        raise ConfigError(
+            "config", f"must be a GameConfig (GameConfig(**d) or GameConfig.from_dict(d) builds one), "
+            f"got {type(config).__name__}"
+        )
     rng = make_rng(seed)
     n = config.num_players
     first = int(rng.integers(n)) if config.first_player is None else config.first_player

@@ -101,12 +101,12 @@ class SeatView:
         n = self.num_players
         return tuple((self.seat + k) % n for k in range(1, n))
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> tuple[Move, ...]:
         """The seat's legal moves (the rules' own generator); empty unless it is to move."""
         if not self.to_move:
-            return []
+            return ()
         partner = self.partner
-        return generate_legal_moves(
+        return tuple(generate_legal_moves(
             self.hand_counts(),
             self.building_values,
             self.stock_tops[self.seat],
@@ -115,4 +115,4 @@ class SeatView:
             () if partner is None else self.discard_tops(partner),
             self.config.allow_wild_discard,
             self.config.must_play_stock,
-        )
+        ))
