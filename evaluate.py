@@ -1,11 +1,13 @@
 """Tournaments between agents: ``python evaluate.py --agents heuristic greedy --games 2000 --seed 0``.
 
 Agents are scripted names (``random``, ``greedy``, ``heuristic``) or paths to
-MaskablePPO checkpoints (.zip). Seats rotate and deals are paired: every
-deal is replayed in each seating, so every agent plays every seat, and moves
-first, equally often. With fewer agents than seats the agents are cycled over
-the seats (4 players, 2 agents: A B A B and B A B A; in the partner game the
-partners are the same agent). Prints markdown tables and writes
+agent files (``.safetensors``, written by ``train.py --export``); with
+``--allow-pickle`` also MaskablePPO checkpoints (.zip) and RLlib checkpoint
+folders, which are pickles and can run code when loaded. Seats rotate and
+deals are paired: every deal is replayed in each seating, so every agent
+plays every seat, and moves first, equally often. With fewer agents than
+seats the agents are cycled over the seats (4 players, 2 agents: A B A B
+and B A B A; in the partner game the partners are the same agent). Prints markdown tables and writes
 ``results.json``, ``agents.csv``, ``games.csv`` and ``win_rates.png`` to
 ``--out``. The work is in :func:`agents.tournament.run_tournament`; see
 docs/baselines.md.
@@ -19,7 +21,7 @@ import sys
 import time
 
 from agents.report import markdown, write_outputs
-from agents.tournament import run_tournament
+from agents.tournament import participant_labels, run_tournament
 from tqdm import tqdm
 
 from agents import AGENTS
@@ -33,8 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="AGENT",
-        help=f"agent names ({', '.join(AGENTS)}) or MaskablePPO checkpoint paths; at most one per "
+        help=f"agent names ({', '.join(AGENTS)}) or agent file paths (.safetensors); at most one per "
         "seat (per team in the partner game), cycled over the seats when fewer",
+    )
+    parser.add_argument(
+        "--allow-pickle", action="store_true",
+        help="also load pickled model files: MaskablePPO checkpoints (.zip) and RLlib checkpoint folders. "
+        "A pickled model file can run arbitrary code when loaded; only use it for files you made or trust",
     )
     parser.add_argument("--games", type=int, default=2000,
                         help="total games, a multiple of the seatings per deal (default 2000)")
@@ -93,6 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     except ConfigError as exc:
         parser.error(str(exc))
+    specs = tuple(os.fspath(a) for a in args.agents)
+    out = args.out or os.path.join("runs", "evaluate", default_run_name(participant_labels(specs), config, args.seed))
+    for flag, folder in (("--out", out), ("--save-records", args.save_records)):
+        if folder is not None and os.path.exists(folder) and not os.path.isdir(folder):
+            parser.error(f"{flag} {folder}: exists and is not a folder")  # checked before any game is played
     bar = None
 
     def progress(done: int) -> None:
@@ -106,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         result = run_tournament(
             args.agents, config, games=args.games, seed=args.seed, workers=args.workers,
             records_dir=args.save_records, progress=None if args.no_progress else progress,
+            allow_pickle=args.allow_pickle,
         )
     except ValueError as exc:
         parser.error(str(exc))
@@ -113,7 +126,6 @@ def main(argv: list[str] | None = None) -> int:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
-    out = args.out or os.path.join("runs", "evaluate", default_run_name(result.labels, config, args.seed))
     extra = {"wall_seconds": wall, "workers": args.workers or os.cpu_count(), "argv": sys.argv[1:]}
     paths = write_outputs(result, out, extra)
     print(markdown(result))

@@ -13,7 +13,8 @@ Every seat plays the trained module ``learner`` (self-play), unless
 learner and the other seats are fixed scripted policies. ``--env KEY=VALUE``
 entries go to ``skipbo_env.env(**config)`` (values are read as YAML:
 ``true``, ``4``, ...). The checkpoint lands in ``--out`` and can be played with
-``evaluate.py`` (``agents.load_agent`` accepts its directory).
+``evaluate.py --allow-pickle`` (``agents.load_agent`` accepts its directory with
+``allow_pickle=True``: an RLlib checkpoint is a pickle, see the README's Security section).
 """
 
 from __future__ import annotations

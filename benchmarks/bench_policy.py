@@ -64,7 +64,7 @@ def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args) -> tuple[flo
     model = MaskablePPO(policy, env, policy_kwargs=kwargs, seed=0, device="cpu")
     path = tmp / f"{name}.zip"
     model.save(path)
-    agent = PPOAgent(path, GameConfig())
+    agent = PPOAgent(path, GameConfig(), allow_pickle=True)  # the model saved just above
     counter = iter(range(10**9))
 
     def act():

@@ -189,8 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
     game = parser.add_argument_group("a game")
     game.add_argument("--opponents", nargs="+", metavar="AGENT",
                       help="one agent for all opponents, or one per opponent in seat order from your left: "
-                           f"a name ({', '.join(AGENTS)}) or a checkpoint path "
-                           "(default: heuristic if available, else greedy)")
+                           f"a name ({', '.join(AGENTS)}) or an agent file (.safetensors) "
+                           "(default: heuristic)")
+    game.add_argument("--allow-pickle", action="store_true",
+                      help="also load pickled model files as opponents: MaskablePPO checkpoints (.zip) and RLlib "
+                           "checkpoint folders. A pickled model file can run arbitrary code when loaded; only use "
+                           "it for files you made or trust")
     game.add_argument("--players", type=int,
                       help="number of players, 2-6 (default: 1 + opponents; 4 with --partner)")
     game.add_argument("--seat", type=int, help="your seat, 0-based (default 0)")
@@ -232,7 +236,7 @@ def main(
         if args.replay is not None:
             valued = ("opponents", "players", "seat", "seed", "save")
             given = [f"--{k}" for k in valued if getattr(args, k) is not None]
-            given += [f"--{k}" for k in ("partner", "short") if getattr(args, k)]
+            given += [f"--{k.replace('_', '-')}" for k in ("partner", "short", "allow_pickle") if getattr(args, k)]
             if given:
                 parser.error(f"--replay plays back a recorded game; {', '.join(given)} do(es) not apply")
             return _replay(args.replay, terminal, args.auto, delay, stderr)
@@ -292,7 +296,7 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, terminal: T
     for seat, spec in enumerate(specs):
         if seat != me:
             try:
-                opponents[seat] = load_agent(spec, config, agent_seed(seed, seat))
+                opponents[seat] = load_agent(spec, config, agent_seed(seed, seat), allow_pickle=args.allow_pickle)
             except (OSError, ValueError) as exc:
                 parser.error(f"--opponents: cannot load {spec!r}: {exc}")
     labels = [HUMAN_LABEL if seat == me else agent_label(spec) for seat, spec in enumerate(specs)]

@@ -99,6 +99,8 @@ class SkipBoSingleEnv(gymnasium.Env):
         self._mask: np.ndarray | None = None
         self._over = True
         self._redeals = 0
+        self._failure: str | None = None
+        """Set when an error left a game half-played: :meth:`step` refuses until the next reset."""
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
@@ -112,6 +114,14 @@ class SkipBoSingleEnv(gymnasium.Env):
         there is nothing to re-deal, and such a game raises ``ValueError``.
         """
         super().reset(seed=check_seed(seed))
+        self._failure = None
+        try:
+            return self._deal(options)
+        except BaseException as exc:
+            self._stop(exc)
+            raise
+
+    def _deal(self, options: Mapping[str, Any] | None):
         rng = self.np_random
         n = self.config.num_players
         self._redeals = 0
@@ -141,8 +151,12 @@ class SkipBoSingleEnv(gymnasium.Env):
             IllegalMoveError: an illegal action with ``illegal_action="raise"``; nothing changes.
             ValueError: ``action`` is not an action id of this game.
             RuntimeError: called before ``reset`` or after the episode ended,
-                or an opponent chose an illegal action.
+                or an opponent chose an illegal action. After any error other than the
+                learner's own illegal or malformed action (which change nothing), the env
+                refuses every step until :meth:`reset`.
         """
+        if self._failure is not None:
+            raise RuntimeError(f"the env stopped after an error ({self._failure}): call reset()")
         if self._over:
             raise RuntimeError("the episode is over (or never started): call reset()")
         learner = self.aec.possible_agents[self.learner_seat]
@@ -153,15 +167,19 @@ class SkipBoSingleEnv(gymnasium.Env):
                 raise
             self._over = True
             return self._observe(), ILLEGAL_ACTION_REWARD, True, False, self._info(illegal_action=True)
-        reward = float(self.aec.rewards[learner])
-        reward += self._play_opponents()
-        terminated = bool(self.aec.terminations[learner])
-        truncated = bool(self.aec.truncations[learner])
-        self._over = terminated or truncated
-        obs = self._observe()
-        if self.render_mode == "human":
-            self.render()
-        return obs, reward, terminated, truncated, self._info()
+        try:  # the learner's move is applied: an error from here on leaves the game mid-turn
+            reward = float(self.aec.rewards[learner])
+            reward += self._play_opponents()
+            terminated = bool(self.aec.terminations[learner])
+            truncated = bool(self.aec.truncations[learner])
+            self._over = terminated or truncated
+            obs = self._observe()
+            if self.render_mode == "human":
+                self.render()
+            return obs, reward, terminated, truncated, self._info()
+        except BaseException as exc:
+            self._stop(exc)
+            raise
 
     def set_opponents(self, specs: Any) -> None:
         """Replace the opponents (same forms as the ``opponents`` keyword); applies from the next reset.
@@ -195,6 +213,12 @@ class SkipBoSingleEnv(gymnasium.Env):
         """Nothing to release."""
 
     # -------------------------------------------------------------- helpers
+    def _stop(self, exc: BaseException) -> None:
+        """An error left the game mid-turn (an opponent raised, an illegal opponent action, ...):
+        the episode cannot go on, and :meth:`step` says so until :meth:`reset`."""
+        self._over = True
+        self._failure = f"{type(exc).__name__}: {exc}"
+
     def _seed_opponents(self, rng: np.random.Generator) -> None:
         """Seat the opponents from the learner's left and reseed the named ones."""
         n = self.config.num_players

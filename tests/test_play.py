@@ -413,7 +413,7 @@ def test_an_agent_choosing_an_illegal_action_is_reported(monkeypatch):
         def act(self, observation):
             return int(np.flatnonzero(np.asarray(observation["action_mask"]) == 0)[0])
 
-    monkeypatch.setattr(play, "load_agent", lambda spec, config, seed: Stubborn())
+    monkeypatch.setattr(play, "load_agent", lambda spec, config, seed, allow_pickle=False: Stubborn())
     first = new_game(GameConfig(num_players=3), seed=0).current
     code, out, err = run(["--seed", "0", "--players", "3", "--seat", str((first + 1) % 3)])
     assert code == 1 and "chose an illegal move" in err
@@ -430,14 +430,16 @@ def test_checkpoint_paths_get_short_labels():
 def test_opponents_come_from_the_agents_loader(monkeypatch, tmp_path):
     calls = []
 
-    def loader(spec, cfg, seed):
-        calls.append((spec, seed))
+    def loader(spec, cfg, seed, allow_pickle=False):
+        calls.append((spec, seed, allow_pickle))
         return make_agent("greedy", cfg, seed)
 
     monkeypatch.setattr(play, "load_agent", loader)
-    code, _, _ = run(["--seed", "4", "--opponents", "runs/x.zip", "--short"], lines=["q"])
+    code, _, _ = run(["--seed", "4", "--opponents", "runs/x.safetensors", "--short"], lines=["q"])
     assert code == 0
-    assert calls == [("runs/x.zip", play.agent_seed(4, 1))]
+    assert calls == [("runs/x.safetensors", play.agent_seed(4, 1), False)]
+    code, _, _ = run(["--seed", "4", "--opponents", "runs/x.zip", "--short", "--allow-pickle"], lines=["q"])
+    assert code == 0 and calls[-1] == ("runs/x.zip", play.agent_seed(4, 1), True)
 
 
 def test_status_lines_of_a_truncated_and_a_won_game():

@@ -200,6 +200,6 @@ def test_checkpoint_of_other_features_version_is_refused(tmp_path):
     model.save(tmp_path / "ok.zip")
     model.policy_kwargs["features_version"] = FEATURES_VERSION + 1  # as saved by other feature code
     model.save(tmp_path / "v2.zip")
-    assert PPOAgent(tmp_path / "ok.zip", GameConfig()).model.policy.scorer_arch == (8,)
+    assert PPOAgent(tmp_path / "ok.zip", GameConfig(), allow_pickle=True).model.policy.scorer_arch == (8,)
     with pytest.raises(CheckpointError, match=f"features version {FEATURES_VERSION + 1}"):
-        PPOAgent(tmp_path / "v2.zip", GameConfig())
+        PPOAgent(tmp_path / "v2.zip", GameConfig(), allow_pickle=True)

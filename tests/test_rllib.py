@@ -146,7 +146,7 @@ def test_training_samples_with_two_runners_and_saves(checkpoint):
 def test_trained_policy_only_takes_legal_actions(checkpoint):
     path, _ = checkpoint
     config = GameConfig.from_dict(TINY)
-    agent = RLlibAgent(path, config)
+    agent = RLlibAgent(path, config, allow_pickle=True)
     # greedy actions: 5 full games on the raw env, which raises on an illegal move
     for seed in range(5):
         env = skipbo_env.raw_env(**TINY)
@@ -179,7 +179,7 @@ def test_trained_policy_only_takes_legal_actions(checkpoint):
 def test_rllib_agent_protocol_and_errors(checkpoint):
     path, _ = checkpoint
     config = GameConfig.from_dict(TINY)
-    agent = load_agent(str(path), config)  # a checkpoint directory -> RLlibAgent
+    agent = load_agent(str(path), config, allow_pickle=True)  # a checkpoint directory -> RLlibAgent
     assert isinstance(agent, RLlibAgent)
     state = new_game(config, seed=0)
     obs = observe(state, state.current)
@@ -188,7 +188,7 @@ def test_rllib_agent_protocol_and_errors(checkpoint):
     with pytest.raises(ValueError, match="all zeros"):
         agent.act(idle)
     with pytest.raises(RLlibCheckpointError, match="do not match"):
-        RLlibAgent(path, GameConfig(num_players=2, stock_size=3))
+        RLlibAgent(path, GameConfig(num_players=2, stock_size=3), allow_pickle=True)
     with pytest.raises(IllegalMoveError):  # sanity: the raw env does raise on illegal moves
         env = skipbo_env.raw_env(**TINY)
         env.reset(seed=0)
@@ -198,7 +198,7 @@ def test_rllib_agent_protocol_and_errors(checkpoint):
 def test_evaluated_against_random_through_evaluate_py(checkpoint, tmp_path, capsys):
     path, _ = checkpoint
     config = GameConfig.from_dict(TINY)
-    result = run_tournament([str(path), "random"], config, games=12, seed=0, workers=1)
+    result = run_tournament([str(path), "random"], config, games=12, seed=0, workers=1, allow_pickle=True)
     assert len(result.games) == 12 and [a.games for a in result.agents] == [12, 12]
     assert result.labels[1] == "random"
     rc = evaluate.main(
@@ -219,6 +219,7 @@ def test_evaluated_against_random_through_evaluate_py(checkpoint, tmp_path, caps
             "--out",
             str(tmp_path / "eval"),
             "--no-progress",
+            "--allow-pickle",
         ]
     )
     assert rc == 0
@@ -239,7 +240,7 @@ def test_train_rllib_script_partner_game_vs_scripted(tmp_path, capsys):
     assert line["iteration"] == 1 and line["env_steps"] >= 200
     assert set(line["return_mean"]) == {LEARNER, "scripted_greedy"}
     config = GameConfig(num_players=4, partner_game=True, stock_size=2, turn_limit=40)
-    result = run_tournament([str(out), "greedy"], config, games=4, seed=1, workers=1)
+    result = run_tournament([str(out), "greedy"], config, games=4, seed=1, workers=1, allow_pickle=True)
     assert len(result.games) == 4
 
 

@@ -124,7 +124,7 @@ def test_smoke_run_writes_everything_and_is_deterministic(tmp_path):
     from skipbo_env.encoding import decode_action, observe
     from skipbo_env.rules import new_game
 
-    agent = load_agent(str(run_dir / "best.zip"), cfg.game)
+    agent = load_agent(str(run_dir / "best.zip"), cfg.game, allow_pickle=True)
     state_ = new_game(cfg.game, seed=0)
     while not state_.is_over:
         state_.apply(decode_action(agent.act(observe(state_, state_.current)), cfg.game))
@@ -231,29 +231,31 @@ def test_corrupt_and_mismatched_checkpoints_fail_clearly(tmp_path):
     assert train.main(["--resume", str(tmp_path / "nowhere")]) == 2
 
 
-def test_export_keeps_the_player_and_drops_the_optimizer_state(tmp_path):
+def test_export_writes_a_safe_agent_file_that_plays_like_the_checkpoint(tmp_path):
     from agents.ppo import PPOAgent
 
     from skipbo_env.encoding import decode_action, observe
-    from skipbo_env.rules import new_game
+    from skipbo_env.rules import GameConfig, new_game
 
     cfg = TrainConfig.from_dict(tiny(tmp_path, total_timesteps=128))
     run_training(cfg, progress=False)
-    src, out = tmp_path / "tiny" / "latest.zip", tmp_path / "ship" / "agent.zip"
-    assert train.main(["--export", str(src), str(out)]) == 0
+    src, out = tmp_path / "tiny" / "latest.zip", tmp_path / "ship" / "agent.safetensors"
+    assert train.main(["--export", str(src), str(out)]) == 2  # a checkpoint is a pickle: the opt-in is needed
+    assert train.main(["--export", str(src), str(out), "--allow-pickle"]) == 0
     assert out.stat().st_size < src.stat().st_size / 2
-    full, shipped = PPOAgent(src, cfg.game), PPOAgent(out, cfg.game)
-    assert shipped.model.policy.optimizer.state_dict()["state"] == {}
+    full, shipped = PPOAgent(src, cfg.game, allow_pickle=True), PPOAgent(out, cfg.game)
+    assert shipped.model is None and GameConfig.from_dict(shipped.description["game"]) == cfg.game  # the run's game
     state_ = new_game(cfg.game, seed=1)
     while not state_.is_over:
         obs = observe(state_, state_.current)
         action = full.act(obs)
         assert shipped.act(obs) == action
         state_.apply(decode_action(action, cfg.game))
-    # bad input: a missing model, a file that is no model, an output name sb3 would change
+    # bad input: a missing model, a file that is no model, an output name of another format
     (tmp_path / "junk.zip").write_bytes(b"junk")
-    for args in ([str(tmp_path / "none.zip"), str(out)], [str(tmp_path / "junk.zip"), str(out)], [str(src), str(tmp_path / "x.pt")]):
-        assert train.main(["--export", *args]) == 2
+    for args in ([str(tmp_path / "none.zip"), str(out)], [str(tmp_path / "junk.zip"), str(out)],
+                 [str(src), str(tmp_path / "x.pt")], [str(src), str(tmp_path / "x.zip")]):
+        assert train.main(["--export", *args, "--allow-pickle"]) == 2
     state_ = new_game(cfg.game, seed=2)
     assert PPOAgent(out, cfg.game).act(observe(state_, state_.current)) >= 0  # the earlier export is intact
 
@@ -297,7 +299,8 @@ def test_scorer_policy_with_dagger(tmp_path):
 
     from skipbo_env.training.policy import ScorerPolicy
 
-    assert isinstance(PPOAgent(run_dir / "best.zip", TrainConfig.from_dict(data).game).model.policy, ScorerPolicy)
+    assert isinstance(PPOAgent(run_dir / "best.zip", TrainConfig.from_dict(data).game, allow_pickle=True).model.policy,
+                      ScorerPolicy)
     assert not list(run_dir.glob(".dagger_student_*"))
 
 

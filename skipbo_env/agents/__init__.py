@@ -3,10 +3,12 @@
 * ``make_agent(name, config, seed)`` builds a scripted agent by name
   (:data:`AGENTS`: ``random``, ``greedy``, ``heuristic``; they live in
   :mod:`skipbo_env.bots`, below the envs that seat them as opponents).
-* ``load_agent(spec, config, seed)`` takes a scripted name, the path of a
-  trained ``MaskablePPO`` checkpoint (``.zip``, :mod:`.ppo`) or of an RLlib
-  checkpoint directory (``train_rllib.py``; needs the ``rllib`` extra,
-  :mod:`.rllib`) and returns the agent.
+* ``load_agent(spec, config, seed, *, allow_pickle=False)`` takes a scripted
+  name or the path of a safe agent file (``.safetensors``, :mod:`.agentfile`:
+  loading it never unpickles anything) and returns the agent. Pickled
+  checkpoints, a ``MaskablePPO`` ``.zip`` (:mod:`.ppo`) or an RLlib checkpoint
+  directory (``train_rllib.py``; needs the ``rllib`` extra, :mod:`.rllib`), can
+  run code when loaded and need ``allow_pickle=True``.
 * :mod:`.tournament` plays seat-balanced, deal-paired tournaments between
   agents and :mod:`.report` writes their tables and plots (``evaluate.py``).
 

@@ -1,6 +1,11 @@
-"""PPOAgent: a trained sb3-contrib ``MaskablePPO`` checkpoint behind ``act(observation) -> int``.
+"""PPOAgent: a trained MaskablePPO policy behind ``act(observation) -> int``.
 
-torch and stable-baselines3 are imported only when a checkpoint is loaded,
+The policy comes from an agent file (``.safetensors``, :mod:`.agentfile`: weights
+and a JSON description, nothing pickled), or, only with ``allow_pickle=True``,
+from an sb3-contrib ``MaskablePPO`` checkpoint (``.zip``), which is a pickle and
+can run code when loaded.
+
+torch and stable-baselines3 are imported only when a model is loaded,
 so the scripted agents and the tournament never pay for them.
 """
 
@@ -33,6 +38,10 @@ class CheckpointError(ValueError):
 
 def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None, **settings: Any) -> Any:
     """Load a ``MaskablePPO`` checkpoint (.zip) on the CPU; with ``config``, check it fits that game.
+
+    The checkpoint is a pickle: loading it runs whatever code the file holds. Call this only
+    for files the caller made or was told to trust (a run's own checkpoints, or ``allow_pickle=True``
+    given by the user); :class:`PPOAgent` and ``load_agent`` ask for that opt-in.
 
     ``settings`` replace attributes stored in the checkpoint (sb3 applies them
     before it builds the rollout buffer and schedules: a resumed run's PPO
@@ -83,6 +92,13 @@ def check_spaces(path: str | os.PathLike, obs_space: Any, action_space: Any, con
 class PPOAgent:
     """Plays the greedy (deterministic) action of a MaskablePPO policy among the legal ones.
 
+    ``path`` is an agent file (``.safetensors``, see :mod:`.agentfile`), which is
+    safe to load from anyone; or a ``MaskablePPO`` checkpoint (a ``.zip``), which is
+    a pickle and is loaded only with ``allow_pickle=True`` (otherwise
+    :class:`CheckpointError` says why). ``policy`` is the network; ``model`` the
+    whole MaskablePPO of a checkpoint (``None`` for an agent file); ``description``
+    the agent file's JSON (``None`` for a checkpoint).
+
     ``act`` returns the legal action with the largest policy logit, the
     action ``model.predict(obs, action_masks=mask, deterministic=True)``
     picks, computed directly from the policy's modules (feature extractor,
@@ -93,10 +109,26 @@ class PPOAgent:
 
     name = "ppo"
 
-    def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None) -> None:
+    def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None, *,
+                 allow_pickle: bool = False) -> None:
+        from .agentfile import checkpoint_format, load_policy, pickle_refusal
+
         self.path = Path(path)
         self.config = config
-        self.model = load_maskable_ppo(self.path, config)
+        self.model: Any = None
+        self.description: dict[str, Any] | None = None
+        if not self.path.exists():
+            raise CheckpointError(self.path, "no such checkpoint file")
+        fmt = checkpoint_format(self.path)
+        if fmt == "rllib":
+            raise CheckpointError(self.path, "an RLlib checkpoint folder, not a MaskablePPO model (use load_agent)")
+        if fmt == "sb3":
+            if not allow_pickle:
+                raise CheckpointError(self.path, pickle_refusal("a MaskablePPO checkpoint (.zip)"))
+            self.model = load_maskable_ppo(self.path, config)
+            self.policy = self.model.policy
+        else:
+            self.policy, self.description = load_policy(self.path, config)
 
     def seed(self, seed: int | None = None) -> None:
         """No effect: the policy acts deterministically."""
@@ -120,7 +152,7 @@ class PPOAgent:
         """The policy's action logits (before masking) for one observation vector."""
         import torch  # loaded with the checkpoint already
 
-        policy = self.model.policy
+        policy = self.policy
         with torch.no_grad():
             x = torch.as_tensor(vec, dtype=torch.float32).reshape(1, -1)
             features = policy.extract_features(x, policy.pi_features_extractor)

@@ -38,39 +38,45 @@ def make_agent(name: str, config: GameConfig, seed: int | None = None) -> Script
 
 def is_checkpoint_spec(spec: str | os.PathLike) -> bool:
     """True when ``spec`` names a file rather than a scripted agent: it is a path
-    object, holds a path separator, ends in ``.zip`` or is an existing file."""
+    object, holds a path separator, ends in ``.safetensors`` or ``.zip`` or is an existing file."""
     if isinstance(spec, os.PathLike):
         return True
-    return "/" in spec or os.sep in spec or spec.endswith(".zip") or Path(spec).is_file()
+    return "/" in spec or os.sep in spec or spec.endswith((".safetensors", ".zip")) or Path(spec).is_file()
 
 
-def load_agent(spec: str | os.PathLike, config: GameConfig, seed: int | None = None) -> Agent:
-    """The agent that ``spec`` names: a key of ``AGENTS``, a MaskablePPO checkpoint path,
-    or an RLlib checkpoint directory (one holding ``rllib_checkpoint.json``; needs the
-    ``rllib`` extra).
+def load_agent(
+    spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
+) -> Agent:
+    """The agent that ``spec`` names: a key of ``AGENTS``, or the path of an agent file
+    (``.safetensors``, written by ``train.py --export``; safe to load from anyone).
+
+    With ``allow_pickle=True`` also a MaskablePPO checkpoint (``.zip``) or an RLlib
+    checkpoint directory (one holding ``rllib_checkpoint.json``; needs the ``rllib``
+    extra). Both are pickles: loading one can run any code its author put in it, so
+    they are refused unless the caller opts in (for files it made or trusts).
 
     Raises:
         ValueError: an unknown name (the message lists the known ones), or a
-            checkpoint that is missing, unreadable or made for other
-            observation/action sizes (:class:`~skipbo_env.agents.ppo.CheckpointError`,
-            naming the file and the mismatch).
+            model file that is missing, unreadable, pickled without the opt-in, or made
+            for other observation/action sizes (:class:`~skipbo_env.agents.ppo.CheckpointError`,
+            naming the file and the problem).
     """
     if not isinstance(spec, str | os.PathLike):
         raise ValueError(f"an agent spec must be a name or a path, got {spec!r}")
     if isinstance(spec, str) and spec in AGENTS:
         return make_agent(spec, config, seed)
     if is_rllib_checkpoint(spec):
-        return RLlibAgent(spec, config, seed)  # ray loads only now
+        return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
     if is_checkpoint_spec(spec):
-        return PPOAgent(spec, config, seed)  # torch and sb3 load only now
+        return PPOAgent(spec, config, seed, allow_pickle=allow_pickle)  # torch and sb3 load only now
     raise ValueError(
         f"unknown agent {spec!r}; known agents: {', '.join(sorted(AGENTS))}, "
-        "or the path of a MaskablePPO checkpoint (.zip)"
+        "or the path of an agent file (.safetensors)"
     )
 
 
 def agent_label(spec: str | os.PathLike) -> str:
-    """A short name for reports and seats: the agent name, or a checkpoint's file name without ``.zip``."""
+    """A short name for reports and seats: the agent name, or a model file's name without its suffix."""
     return Path(spec).stem if is_checkpoint_spec(spec) else str(spec)
 
 

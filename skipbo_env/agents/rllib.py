@@ -3,6 +3,10 @@
 Needs the ``rllib`` extra (ray is imported when a checkpoint is loaded). It loads only the trained RLModule from the checkpoint (no Ray cluster, no
 algorithm, no env runners), so ``evaluate.py`` and the tournament can seat it
 next to scripted and SB3 agents.
+
+An RLlib checkpoint holds pickles (the module's ``class_and_ctor_args.pkl``):
+loading one can run any code its author put in it, so :class:`RLlibAgent`
+refuses it unless the caller passes ``allow_pickle=True`` (files it made or trusts).
 """
 
 from __future__ import annotations
@@ -45,7 +49,8 @@ class RLlibAgent:
     :meth:`seed` exists for the protocol and changes nothing.
 
     Raises:
-        CheckpointError: ``checkpoint`` is not an RLlib checkpoint, lacks
+        CheckpointError: ``checkpoint`` is not an RLlib checkpoint, is one but
+            ``allow_pickle`` is not given (it holds pickles), lacks
             the module, or was trained for other observation/action sizes.
     """
 
@@ -55,14 +60,20 @@ class RLlibAgent:
         config: GameConfig,
         seed: int | None = None,
         module_id: str | None = None,
+        *,
+        allow_pickle: bool = False,
     ) -> None:
-        import torch
-        from ray.rllib.core.rl_module import RLModule
+        from .agentfile import pickle_refusal
 
         self.path = Path(checkpoint)
         self.config = config
         if not is_rllib_checkpoint(self.path):
             raise CheckpointError(self.path, "not a directory holding an RLlib checkpoint")
+        if not allow_pickle:
+            raise CheckpointError(self.path, pickle_refusal("an RLlib checkpoint", exportable=False))
+        import torch  # ray and torch load only now
+        from ray.rllib.core.rl_module import RLModule
+
         meta_path = self.path / META_FILE
         meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
         self.module_id = module_id or meta.get("module_id", LEARNER)

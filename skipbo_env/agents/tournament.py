@@ -185,13 +185,14 @@ _WORKER_AGENTS: dict[tuple, Any] = {}
 """Agents built in this process, by (spec, config, seat): built once per tournament, reseeded per game."""
 
 
-def _agents_for(specs: tuple[str, ...], config: GameConfig, seats: tuple[int, ...]) -> list[Any]:
+def _agents_for(specs: tuple[str, ...], config: GameConfig, seats: tuple[int, ...],
+                allow_pickle: bool = False) -> list[Any]:
     out = []
     for seat, index in enumerate(seats):
         key = (specs[index], config, seat)
         agent = _WORKER_AGENTS.get(key)
         if agent is None:
-            agent = _WORKER_AGENTS[key] = load_agent(specs[index], config, seed=None)
+            agent = _WORKER_AGENTS[key] = load_agent(specs[index], config, seed=None, allow_pickle=allow_pickle)
         out.append(agent)
     return out
 
@@ -204,11 +205,12 @@ def play_one(
     index: int,
     plan: tuple[tuple[int, ...], ...],
     records_dir: str | None,
+    allow_pickle: bool = False,
 ) -> GameResult:
     """Play game ``index`` of the tournament and return its result (and save its record if asked)."""
     deal, lineup = divmod(index, len(plan))
     seats = plan[lineup]
-    agents = _agents_for(specs, config, seats)
+    agents = _agents_for(specs, config, seats, allow_pickle)
     for seat, agent in enumerate(agents):
         reseed = getattr(agent, "seed", None)
         if callable(reseed):
@@ -244,8 +246,8 @@ def _init_worker() -> None:
 
 
 def _play_chunk(args: tuple) -> list[GameResult]:
-    specs, labels, config, seed, indices, plan, records_dir = args
-    return [play_one(specs, labels, config, seed, i, plan, records_dir) for i in indices]
+    specs, labels, config, seed, indices, plan, records_dir, allow_pickle = args
+    return [play_one(specs, labels, config, seed, i, plan, records_dir, allow_pickle) for i in indices]
 
 
 def run_tournament(
@@ -256,12 +258,13 @@ def run_tournament(
     workers: int | None = None,
     records_dir: str | os.PathLike | None = None,
     progress: Callable[[int], None] | None = None,
+    allow_pickle: bool = False,
 ) -> TournamentResult:
     """Play a seat-balanced, deal-paired tournament and aggregate it.
 
     Args:
-        agents: agent specs: names from :data:`skipbo_env.agents.AGENTS` or MaskablePPO
-            checkpoint paths; at most one per seat (per team in the partner
+        agents: agent specs: names from :data:`skipbo_env.agents.AGENTS` or model
+            file paths (see :func:`~skipbo_env.agents.load_agent`); at most one per seat (per team in the partner
             game), cycled over the seats when fewer. A spec given twice is
             two participants (labelled ``name#1``, ``name#2``).
         config: the game (default ``GameConfig()``).
@@ -275,6 +278,9 @@ def run_tournament(
         progress: called with 0 once the arguments are checked and the games
             start, then with the number of games just finished (e.g. a tqdm
             bar's ``update``).
+        allow_pickle: also load pickled checkpoints (MaskablePPO ``.zip``, RLlib
+            folders), which can run code when loaded: only for files the caller
+            made or trusts (a training run's own evaluation models).
 
     Raises:
         ValueError: bad agents (unknown name, bad checkpoint), too many agents
@@ -297,8 +303,8 @@ def run_tournament(
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     for spec in dict.fromkeys(specs):  # fail fast, before any process starts
-        load_agent(spec, config, seed=None)
-    labels = _labels(specs)
+        load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
+    labels = participant_labels(specs)
     rdir = None
     if records_dir is not None:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
@@ -308,7 +314,7 @@ def run_tournament(
         progress(0)
     chunk = max(1, min(50, games // (workers * 8) or 1))
     tasks = [
-        (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir)
+        (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir, allow_pickle)
         for start in range(0, games, chunk)
     ]
     if workers == 1:
@@ -331,7 +337,8 @@ def run_tournament(
     return aggregate(specs, labels, config, seed, plan, tuple(results))  # type: ignore[arg-type]
 
 
-def _labels(specs: tuple[str, ...]) -> tuple[str, ...]:
+def participant_labels(specs: tuple[str, ...]) -> tuple[str, ...]:
+    """Report labels of the participants: agent labels, ``#1``, ``#2`` ... for a spec given twice."""
     base = [agent_label(s) for s in specs]
     out = []
     for i, label in enumerate(base):

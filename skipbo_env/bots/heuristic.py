@@ -460,7 +460,7 @@ class HeuristicPolicy:
 
     See the module docstring. A planned move that is not in ``legal`` (only
     possible if the observation and mask disagree) falls back to
-    :func:`skipbo_env.policies.greedy_move`.
+    :func:`skipbo_env.bots.greedy.greedy_move`.
     """
 
     def __init__(self, config: GameConfig, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:

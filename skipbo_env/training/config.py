@@ -4,6 +4,17 @@ Every field is documented on its dataclass. Loading rejects unknown keys and
 bad values with an error that names the key (``ppo.learning_rate: must be > 0``).
 Any field can be overridden with a dotted path, e.g.
 ``--ppo.learning_rate 1e-4`` on the ``train.py`` command line.
+
+Configuration files are read strictly (:func:`load_yaml_text`): a duplicate
+key is an error, and so is a YAML alias (``*name``). Aliases are refused
+outright rather than bounded: a configuration is short and hand-written,
+:meth:`TrainConfig.save_yaml` never writes one, and a refused alias can
+neither expand into a "billion laughs" bomb nor build a self-referencing
+structure, whatever its size. A file the user passes (``--config``) may leave
+fields to their defaults but may not be empty; a run's saved ``config.yaml``
+is *complete* (``save_yaml`` writes every field), so :meth:`TrainConfig.from_yaml`
+with ``complete=True`` (``--resume``) refuses one that misses any field.
+Every number must be finite: NaN and infinities are refused, naming the key.
 """
 
 from __future__ import annotations
@@ -11,6 +22,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import math
 import sys
 import types
 import typing
@@ -22,7 +34,11 @@ from typing import Any, Literal
 import yaml
 
 from ..bots import BOTS
+from ..records import write_bytes_atomic
 from ..rules import ConfigError, GameConfig
+
+MAX_CONFIG_BYTES = 1 << 20
+"""Largest configuration file read (1 MiB; the shipped ones are a few hundred bytes)."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +159,7 @@ class EvalSettings:
         if not self.agents:
             raise ConfigError("eval.agents", "needs at least one agent")
         if self.best_against not in self.agents:
-            raise ConfigError("eval.best_against", f"must be one of eval.agents {list(self.agents)}, got {self.best_against!r}")
+            raise ConfigError("eval.best_against", f"must be one of eval.agents {list(self.agents)}, got {_show(self.best_against)}")
 
 
 @dataclass(frozen=True)
@@ -211,8 +227,13 @@ class TrainConfig:
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
 
     def __post_init__(self) -> None:
-        if not self.name or "/" in self.name or self.name.startswith("."):
-            raise ConfigError("name", f"must be a plain folder name, got {self.name!r}")
+        if "\0" in self.name or "\0" in self.runs_dir:
+            field_ = "name" if "\0" in self.name else "runs_dir"
+            raise ConfigError(field_, f"must not hold a NUL character, got {_show(getattr(self, field_))}")
+        if not self.name or "/" in self.name or self.name.startswith(".") or len(self.name.encode()) > 255:
+            raise ConfigError("name", f"must be a plain folder name, got {_show(self.name)}")
+        if not self.runs_dir:
+            raise ConfigError("runs_dir", "must name a folder")
         if self.seed < 0:
             raise ConfigError("seed", f"must be >= 0, got {self.seed}")
         _positive("total_timesteps", self.total_timesteps)
@@ -226,7 +247,7 @@ class TrainConfig:
             names |= {self.pretrain.teacher} | set(self.pretrain.opponents)
         for name in sorted(names | set(self.eval.agents)):
             if name not in BOTS:  # scripted names only: checkpoints enter through self-play
-                raise ConfigError("opponents", f"unknown agent {name!r}; known: {', '.join(sorted(BOTS))}")
+                raise ConfigError("opponents", f"unknown agent {_show(name)}; known: {', '.join(sorted(BOTS))}")
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ConfigError(
                 "ppo.batch_size",
@@ -242,26 +263,141 @@ class TrainConfig:
         return _build(cls, data, "")
 
     @classmethod
-    def from_yaml(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
-        """Load a YAML file, apply dotted-path ``overrides``, validate."""
+    def from_yaml(cls, path: str | Path, overrides: Mapping[str, Any] | None = None,
+                  complete: bool = False) -> TrainConfig:
+        """Load a YAML file, apply dotted-path ``overrides``, validate.
+
+        The file must hold a mapping (an empty file is an error, never the defaults). With
+        ``complete`` (a run's saved ``config.yaml``), every field must be present: the
+        message names the file and the missing keys.
+        """
         path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except FileNotFoundError:
-            raise ConfigError("config", f"no such file: {path}") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError("config", f"{path} is not valid YAML: {exc}") from None
+        data = load_yaml_text(read_config_text(path), str(path))
+        if data is None:
+            raise ConfigError("config", f"{path} is empty; a configuration file must set at least one field")
         if not isinstance(data, dict):
             raise ConfigError("config", f"{path} must hold a mapping at the top level")
+        if complete:
+            missing = missing_fields(cls, data)
+            if missing:
+                shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+                raise ConfigError("config", f"{path} is incomplete: a run's configuration holds every field, "
+                                            f"this one misses {shown}")
         for key, value in (overrides or {}).items():
             set_dotted(data, key, value)
         return cls.from_dict(data)
 
-    def save_yaml(self, path: str | Path) -> None:
-        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False), encoding="utf-8")
+    def save_yaml(self, path: str | Path) -> Path:
+        """Write every field to ``path`` atomically (a temporary file, fsynced, then a rename)."""
+        text = yaml.dump(self.to_dict(), Dumper=_NoAliasDumper, sort_keys=False)
+        return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+# ====================================================================== YAML
+class StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses duplicate keys and aliases (see the module docstring)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"YAML aliases (*{_show_text(str(event.anchor), 40)}) are not allowed in a configuration file",
+                event.start_mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:  # an unhashable key: SafeConstructor explains it
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while reading a mapping", node.start_mark, f"found duplicate key {_show(key, 60)}",
+                        key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+class _NoAliasDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def read_config_text(path: Path) -> str:
+    """The text of a configuration file; a missing, unreadable, oversized or binary file is a
+    :class:`ConfigError` naming it."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError("config", f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError("config", f"{path} is a directory, not a YAML file") from None
+    except OSError as exc:
+        raise ConfigError("config", f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError("config", f"{path} is larger than {MAX_CONFIG_BYTES >> 20} MiB; not a configuration file")
+    if b"\0" in raw:
+        raise ConfigError("config", f"{path} is a binary file (NUL bytes), not YAML")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("config", f"{path} is not UTF-8 text (byte {exc.start}); not a YAML file") from None
+
+
+def load_yaml_text(text: str, where: str) -> Any:
+    """Parse configuration YAML strictly (:class:`StrictLoader`); errors name ``where`` and stay short."""
+    try:
+        return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        at = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = " ".join(str(exc.problem or exc.context).split())
+        raise ConfigError("config", f"{where} is not valid YAML{at}: {_show_text(problem, 200)}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError("config", f"{where} is not valid YAML: {_show_text(' '.join(str(exc).split()), 200)}") from None
+    except RecursionError:
+        raise ConfigError("config", f"{where} is nested too deeply") from None
+
+
+def missing_fields(cls: type, data: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Dotted names of the fields of dataclass ``cls`` absent from ``data`` (recursively)."""
+    missing = []
+    hints = typing.get_type_hints(cls) if cls is not GameConfig else {}
+    for f in dataclasses.fields(cls):
+        name = f"{prefix}{f.name}"
+        if f.name not in data:
+            missing.append(name)
+            continue
+        tp = hints.get(f.name)
+        value = data[f.name]
+        if dataclasses.is_dataclass(tp) and isinstance(value, Mapping):
+            missing.extend(missing_fields(tp, value, f"{name}."))
+        elif typing.get_origin(tp) is tuple and isinstance(value, list):
+            item = typing.get_args(tp)[0]
+            if dataclasses.is_dataclass(item):
+                for i, v in enumerate(value):
+                    if isinstance(v, Mapping):
+                        missing.extend(missing_fields(item, v, f"{name}[{i}]."))
+    return missing
 
 
 # ====================================================================== helpers
+def _show(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters: error messages never echo a huge value."""
+    return _show_text(repr(value), limit)
+
+
+def _show_text(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 15] + f"... ({len(text):,} chars)"
+
+
 def _positive(name: str, value: float) -> None:
     if value <= 0:
         raise ConfigError(name, f"must be > 0, got {value}")
@@ -314,7 +450,8 @@ def _build(cls: type, data: Any, path: str) -> Any:
     for key in data:
         if key not in fields:
             raise ConfigError(
-                f"{path}.{key}" if path else str(key), f"unknown key; allowed: {', '.join(sorted(fields))}"
+                f"{path}.{_show_text(str(key), 60)}" if path else _show_text(str(key), 60),
+                f"unknown key; allowed: {', '.join(sorted(fields))}"
             )
     kwargs = {k: _convert(hints[k], v, f"{path}.{k}" if path else k) for k, v in data.items()}
     return cls(**kwargs)
@@ -332,36 +469,42 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
         return _convert(inner[0], value, path)
     if origin is Literal:
         if value not in args:
-            raise ConfigError(path, f"must be one of {list(args)}, got {value!r}")
+            raise ConfigError(path, f"must be one of {list(args)}, got {_show(value)}")
         return value
     if origin is tuple:
         if not isinstance(value, list | tuple):
-            raise ConfigError(path, f"must be a list, got {value!r}")
+            raise ConfigError(path, f"must be a list, got {_show(value)}")
         return tuple(_convert(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
     if origin is dict:
         if not isinstance(value, Mapping):
-            raise ConfigError(path, f"must be a mapping, got {value!r}")
+            raise ConfigError(path, f"must be a mapping, got {_show(value)}")
         return {_convert(args[0], k, path): _convert(args[1], v, f"{path}.{k}") for k, v in value.items()}
     if tp is bool:
         if type(value) is not bool:
-            raise ConfigError(path, f"must be true or false, got {value!r}")
+            raise ConfigError(path, f"must be true or false, got {_show(value)}")
         return value
     if tp is int:
         if type(value) is not int:
-            raise ConfigError(path, f"must be an int, got {value!r}")
+            raise ConfigError(path, f"must be an int, got {_show(value)}")
         return value
     if tp is float:
         if isinstance(value, str):  # YAML 1.1 reads "1e-4" (no dot) as a string
             try:
                 value = float(value)
             except ValueError:
-                raise ConfigError(path, f"must be a number, got {value!r}") from None
+                raise ConfigError(path, f"must be a number, got {_show(value)}") from None
         if type(value) not in (int, float):
-            raise ConfigError(path, f"must be a number, got {value!r}")
-        return float(value)
+            raise ConfigError(path, f"must be a number, got {_show(value)}")
+        try:
+            number = float(value)
+        except OverflowError:
+            raise ConfigError(path, f"must be a finite number, got {_show(value)}") from None
+        if not math.isfinite(number):
+            raise ConfigError(path, f"must be a finite number, got {number}")
+        return number
     if tp is str:
         if not isinstance(value, str):
-            raise ConfigError(path, f"must be a string, got {value!r}")
+            raise ConfigError(path, f"must be a string, got {_show(value)}")
         return value
     raise ConfigError(path, f"unsupported field type {tp!r}")  # pragma: no cover
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import csv
+import io
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 import numpy as np
+
+from ..records import write_bytes_atomic
 
 matplotlib.use("Agg")  # files only, never a window
 import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
@@ -21,36 +25,76 @@ METRIC_FIELDS = (
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
-    """The rows of ``metrics.csv`` (none when the file does not exist yet)."""
+    """The complete rows of ``metrics.csv`` (none when the file does not exist yet).
+
+    A torn last row (a partial line left by a kill) and rows whose values do not parse
+    are left out: :func:`trim_rows` drops them from the file when a run resumes."""
+    return _parse(path)[0]
+
+
+def _parse(path: Path) -> tuple[list[dict[str, str]], list[str]]:
+    """The good rows of ``path`` and a description of each line left out."""
     if not path.exists():
-        return []
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
+        return [], []
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    problems = []
+    if text and not text.endswith("\n"):  # every row append_rows writes ends in a line break
+        cut = text.rfind("\n") + 1
+        problems.append(f"a torn last row {text[cut:][:60]!r} (a partial line, left by a stop while writing)")
+        text = text[:cut]
+    rows = []
+    for i, row in enumerate(csv.DictReader(io.StringIO(text, newline="")), start=2):
+        if _complete(row):
+            rows.append(row)
+        else:
+            problems.append(f"an unreadable row at line {i}")
+    return rows, problems
 
 
-def append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Append evaluation rows (with a header when the file is new), flushed to disk."""
-    new = not path.exists()
-    with open(path, "a", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=METRIC_FIELDS)
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+def _complete(row: dict[str, str | None]) -> bool:
+    if None in row or any(row.get(name) is None for name in METRIC_FIELDS):
+        return False
+    try:
+        for name in ("timesteps", "stage", "games"):
+            int(row[name])
+        for name in ("wall_seconds", "win_rate", "ci_low", "ci_high", "truncation_rate", "mean_turns"):
+            float(row[name])
+    except ValueError:
+        return False
+    return True
+
+
+def _csv_text(rows: list[dict[str, Any]], header: bool) -> bytes:
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=METRIC_FIELDS)
+    if header:
+        writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` in one write, flushed to disk."""
+    with open(path, "ab") as fh:
+        fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
 
 
+def append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Append evaluation rows (with a header when the file is new), flushed to disk."""
+    _append_bytes(path, _csv_text(rows, header=not path.exists()))
+
+
 def trim_rows(path: Path, timesteps: int) -> None:
-    """Drop rows newer than ``timesteps`` (a resumed run redoes those evaluations); atomic."""
+    """Drop rows newer than ``timesteps`` (a resumed run redoes those evaluations), and a torn or
+    unreadable row (with a warning line on stderr); atomic."""
     if not path.exists():
         return
-    rows = [r for r in read_rows(path) if int(r["timesteps"]) <= timesteps]
-    tmp = path.with_name(f".{path.stem}.tmp.csv")
-    with open(tmp, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=METRIC_FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, path)
+    rows, problems = _parse(path)
+    for problem in problems:
+        print(f"warning: {path}: dropped {problem}", file=sys.stderr, flush=True)
+    write_bytes_atomic(path, _csv_text([r for r in rows if int(r["timesteps"]) <= timesteps], header=True))
 
 
 def evaluated_at(path: Path, timesteps: int) -> bool:
@@ -99,5 +143,6 @@ def print_summary(summary: dict[str, Any]) -> None:
             print(f"| {r['opponent']} | {r['games']} | {float(r['win_rate']):.1%} | "
                   f"{float(r['ci_low']):.1%}–{float(r['ci_high']):.1%} | {float(r['truncation_rate']):.1%} | "
                   f"{float(r['mean_turns']):.0f} |")
-    print(f"\nlearning curve: {run_dir / 'learning_curve.png'}; best model: {run_dir / 'best.zip'}; "
+    print(f"\nlearning curve: {run_dir / 'learning_curve.png'}; best model: {run_dir / 'best.zip'} "
+          f"(evaluate it with --allow-pickle, or train.py --export it to a .safetensors agent file); "
           f"TensorBoard: tensorboard --logdir {run_dir / 'tb'}")

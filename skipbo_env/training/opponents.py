@@ -67,7 +67,7 @@ class OpponentDraws:
         if not is_checkpoint_spec(spec):
             raise ConfigError("opponents", f"unknown agent {spec!r}")
         if spec not in self._snapshots:
-            self._snapshots[spec] = PPOAgent(spec, self.config)
+            self._snapshots[spec] = PPOAgent(spec, self.config, allow_pickle=True)  # the run's own snapshots
         return self._snapshots[spec]
 
 

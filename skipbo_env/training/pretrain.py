@@ -77,7 +77,7 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
         torch.set_num_threads(1)  # one process per core
     obs_list, mask_list, act_list, ret_list = [], [], [], []
     wins = agreed = 0
-    student_agent = None if student is None else load_agent(student, game)
+    student_agent = None if student is None else load_agent(student, game, allow_pickle=True)  # the run's own model
     for deal in deals:
         agents = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
         learner = agents[deal.learner] = _Labelled(agents[deal.learner], student_agent)

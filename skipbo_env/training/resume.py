@@ -5,6 +5,11 @@ A run folder holds the resolved ``config.yaml`` and the checkpoints
 configuration with command-line overrides: the PPO training settings
 (:data:`RESUMABLE_PPO`), the opponents, evaluation, totals and ``n_envs``
 may change; the game and the network (:data:`NETWORK_PPO`) may not.
+
+The saved ``config.yaml`` is complete (``save_yaml`` writes every field), so
+an empty or partial one is an error naming the file, never a run on defaults.
+The checkpoint must hold the configuration's policy: its class (``mlp`` or
+``scorer``) and its architecture, not only the observation and action sizes.
 """
 
 from __future__ import annotations
@@ -29,13 +34,14 @@ def load_run_config(run_dir: str | os.PathLike, overrides: dict[str, Any] | None
 
     Raises:
         CheckpointError: ``run_dir`` holds no ``config.yaml``.
-        ConfigError: an override changes the game or the network.
+        ConfigError: the saved configuration is empty, incomplete or invalid (the message names the
+            file), or an override changes the game or the network.
     """
     path = Path(run_dir) / "config.yaml"
     if not path.is_file():
         raise CheckpointError(run_dir, "not a run folder (no config.yaml)")
-    cfg = TrainConfig.from_yaml(path, overrides)
-    saved = TrainConfig.from_yaml(path)
+    cfg = TrainConfig.from_yaml(path, overrides, complete=True)
+    saved = TrainConfig.from_yaml(path, complete=True)
     if cfg.game != saved.game:
         raise ConfigError("game", "cannot change the game settings of a run on resume")
     for name in NETWORK_PPO:
@@ -50,7 +56,36 @@ def load_for_resume(path: Path, cfg: TrainConfig, n_envs: int) -> Any:
     first seed, and a resumed run continues on fresh env streams."""
     model = load_maskable_ppo(path, n_envs=n_envs, **{name: getattr(cfg.ppo, name) for name in RESUMABLE_PPO})
     check_spaces(path, model.observation_space, model.action_space, cfg.game)
+    check_policy(path, model.policy, cfg.ppo)
     return model
 
 
-__all__ = ["NETWORK_PPO", "RESUMABLE_PPO", "CheckpointError", "load_for_resume", "load_run_config"]
+def check_policy(path: str | os.PathLike, policy: Any, ppo: PPOSettings) -> None:
+    """Raise :class:`CheckpointError` unless ``policy`` is of the class and architecture ``ppo`` describes."""
+    import torch  # loaded with the checkpoint already
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from .policy import ScorerPolicy
+
+    kinds = {MaskableActorCriticPolicy: "mlp", ScorerPolicy: "scorer"}
+    kind = kinds.get(type(policy), type(policy).__name__)
+    if kind != ppo.policy:
+        raise CheckpointError(path, f"its policy is {kind}, the run's configuration says ppo.policy: {ppo.policy}")
+    if ppo.policy == "scorer":
+        got = {"net_arch": list(policy.context_arch), "scorer_arch": list(policy.scorer_arch)}
+        if list(policy.value_arch) != list(policy.context_arch):
+            got["net_arch"] = [list(policy.context_arch), list(policy.value_arch)]
+        want = {"net_arch": list(ppo.net_arch), "scorer_arch": list(ppo.scorer_arch)}
+    else:
+        got, want = {"net_arch": policy.net_arch}, {"net_arch": list(ppo.net_arch)}
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
+    for name in got:
+        if got[name] != want[name]:
+            raise CheckpointError(path, f"its policy network has {name} {got[name]}, the run's configuration "
+                                        f"says ppo.{name}: {want[name]}")
+    if policy.activation_fn is not activation:
+        raise CheckpointError(path, f"its policy network uses {policy.activation_fn.__name__}, the run's "
+                                    f"configuration says ppo.activation: {ppo.activation}")
+
+
+__all__ = ["NETWORK_PPO", "RESUMABLE_PPO", "CheckpointError", "check_policy", "load_for_resume", "load_run_config"]

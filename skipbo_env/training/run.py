@@ -6,17 +6,30 @@ A run writes ``<runs_dir>/<name>/``:
 * ``tb/``: TensorBoard logs (SB3's training statistics and the evaluations);
 * ``metrics.csv``: one row per evaluation and opponent (win rate, 95% CI, ...);
 * ``checkpoints/``: the latest model and training state, written atomically;
-* ``best.zip``: the model with the best win rate against ``eval.best_against``;
-* ``latest.zip``: a copy of the latest model, ready for ``evaluate.py``;
+* ``best.zip``: the model with the best win rate against ``eval.best_against``,
+  and ``best.json``: its score (written before ``best.zip``, so that the best
+  score survives every stop: a resumed run never replaces ``best.zip`` with a
+  worse model);
+* ``latest.zip``: a copy of the latest model (a pickled checkpoint: ``evaluate.py --allow-pickle``,
+  or ``train.py --export`` it to a safe agent file);
 * ``learning_curve.png``: evaluation win rates against training steps;
-* ``pool/``: self-play snapshots (when self-play is on).
+* ``pool/``: self-play snapshots (when self-play is on);
+* ``.lock``: the run's lock (:func:`~skipbo_env.training.checkpoints.lock_run_dir`):
+  one process at a time trains a run folder, and a second is refused at once.
+
+The state saved with a checkpoint already points at the next checkpoint,
+evaluation and snapshot, and the last evaluation of a session comes before
+its last checkpoint, so a resumed run continues exactly where the saved state
+says. A file that cannot be written (a full disk) ends the run with
+:class:`~skipbo_env.training.checkpoints.RunWriteError` naming it; the last
+good checkpoint stays, and the run's temporary files are removed (on error,
+and at every start).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -30,7 +43,18 @@ from tqdm import tqdm
 from ..agents.tournament import lineups, run_tournament
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
-from .checkpoints import TrainState, load_latest, model_bytes, save_checkpoint
+from .checkpoints import (
+    RunWriteError,
+    TrainState,
+    load_best_score,
+    load_latest,
+    lock_run_dir,
+    model_bytes,
+    remove_stale_files,
+    save_best_score,
+    save_checkpoint,
+    writing,
+)
 from .config import TrainConfig
 from .envs import make_vec_env
 from .metrics import append_rows, evaluated_at, plot_learning_curve, print_summary, trim_rows
@@ -88,10 +112,23 @@ class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool = True) -> None:
         self.cfg = cfg
         self.run_dir = run_dir
+        self.resume = resume
         self.progress = progress
         self.metrics_path = run_dir / "metrics.csv"
-        if resume:
+        self._check_eval_games()
+
+    def _open(self) -> None:
+        """The run's starting state (called holding the run folder's lock)."""
+        cfg, run_dir = self.cfg, self.run_dir
+        if self.resume:
             self.resume_from, self.state = load_latest(run_dir)
+            stages = cfg.opponents.curriculum
+            if stages and self.state.stage >= len(stages):
+                raise ConfigError("opponents.curriculum", f"the run is at stage {self.state.stage} (counting from 0); "
+                                                          f"this curriculum has {len(stages)} stages")
+            best = load_best_score(run_dir)  # best.zip's score, also when a stop came before its checkpoint
+            if best is not None and (self.state.best_score is None or best > self.state.best_score):
+                self.state.best_score = best
         else:
             if (run_dir / "checkpoints" / "latest.json").exists() or self.metrics_path.exists():
                 raise ConfigError(
@@ -100,7 +137,6 @@ class Trainer:
             self.resume_from, self.state = None, TrainState(
                 next_eval=cfg.eval.every, next_checkpoint=cfg.checkpoint_every, next_snapshot=cfg.opponents.selfplay_every
             )
-        self._check_eval_games()
 
     def _check_eval_games(self) -> None:
         count = len(lineups(self.cfg.game.num_teams, self.cfg.game))
@@ -109,11 +145,38 @@ class Trainer:
 
     # -------------------------------------------------------------- main
     def run(self) -> dict[str, Any]:
+        """Lock the run folder, train, unlock (on any exit; the OS unlocks a killed process)."""
+        lock = lock_run_dir(self.run_dir, create=not self.resume)  # a second process stops here, touching nothing
+        try:
+            self._open()
+            remove_stale_files(self.run_dir)
+            try:
+                return self._train()
+            except RunWriteError as exc:
+                raise RunWriteError(exc.path, f"{exc.problem}; {self._kept()}") from exc
+            except OSError as exc:
+                raise RunWriteError(exc.filename or self.run_dir, f"{exc.strerror or exc}; {self._kept()}") from exc
+            finally:
+                remove_stale_files(self.run_dir)
+        finally:
+            lock.release()
+
+    def _kept(self) -> str:
+        try:
+            model, state = load_latest(self.run_dir)
+        except Exception:  # noqa: BLE001 - only words for the message
+            return "no checkpoint of the run was written"
+        return (f"the last good checkpoint ({model.name}, {state.timesteps:,} steps) is kept: "
+                f"resume with --resume {self.run_dir} once the problem is solved")
+
+    def _train(self) -> dict[str, Any]:
         cfg = self.cfg
         torch.set_num_threads(cfg.threads)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        cfg.save_yaml(self.run_dir / "config.yaml")
-        trim_rows(self.metrics_path, self.state.timesteps)  # evaluations past the checkpoint are redone
+        config_path = self.run_dir / "config.yaml"
+        with writing(config_path):
+            cfg.save_yaml(config_path)
+        with writing(self.metrics_path):
+            trim_rows(self.metrics_path, self.state.timesteps)  # evaluations past the checkpoint are redone
         seed = cfg.seed + self.state.timesteps  # a resumed run continues on fresh env streams
         self.venv = make_vec_env(cfg, opponent_weights(cfg, self.state), seed)
         self.batched = BatchedOpponents(cfg, seed) if cfg.vec_env == "batched" else None
@@ -130,15 +193,22 @@ class Trainer:
                 callback = RunCallback(self)
                 self.model.learn(total_timesteps=remaining, reset_num_timesteps=False, callback=callback)
                 callback.close()
-            self._checkpoint()
             if not evaluated_at(self.metrics_path, self.model.num_timesteps):
-                self._evaluate()
+                self._evaluate()  # before the last checkpoint: its best score and stage are saved with it
+            self._checkpoint()
         finally:
             self.venv.close()
-        shutil.copyfile(self.run_dir / "checkpoints" / self.state.model, self.run_dir / "latest.zip")
-        plot_learning_curve(self.metrics_path, self.run_dir / "learning_curve.png")
+        latest = self.run_dir / "latest.zip"
+        with writing(latest):
+            write_bytes_atomic(latest, (self.run_dir / "checkpoints" / self.state.model).read_bytes())
+        self._plot()
         return {"timesteps": self.model.num_timesteps, "wall_seconds": self.state.wall_seconds,
                 "best_score": self.state.best_score, "run_dir": str(self.run_dir)}
+
+    def _plot(self) -> None:
+        out = self.run_dir / "learning_curve.png"
+        with writing(out):
+            plot_learning_curve(self.metrics_path, out)
 
     def _pretrain(self) -> None:
         """Behaviour cloning of the teacher, then an evaluation at step 0 (the curve's first point)."""
@@ -151,7 +221,8 @@ class Trainer:
                        seconds=round(self.wall_seconds(), 1))]
         for r in range(1, p.dagger_rounds + 1):
             student = self.run_dir / f".dagger_student_{r}.zip"
-            self.model.save(student)
+            with writing(student):
+                self.model.save(student)
             more = collect(cfg.game, p.teacher, p.opponents, p.dagger_games, cfg.seed + r, cfg.ppo.gamma,
                            cfg.reward_shaping, progress=self.progress, student=str(student), workers=p.workers)
             student.unlink()
@@ -166,7 +237,9 @@ class Trainer:
                 print(f"DAgger round {r}: student agreed with the teacher on {rounds[-1]['student_agreement']:.1%} "
                       f"of its decisions, won {rounds[-1]['student_win_rate']:.1%}", flush=True)
         stats = dict(rounds[-1], rounds=rounds)
-        (self.run_dir / "pretrain.json").write_text(json.dumps(stats, indent=2), encoding="utf-8")
+        pretrain_path = self.run_dir / "pretrain.json"
+        with writing(pretrain_path):
+            write_bytes_atomic(pretrain_path, json.dumps(stats, indent=2).encode("utf-8"))
         for key, value in rounds[-1].items():
             self.model.logger.record(f"pretrain/{key}", value)
         self._evaluate()
@@ -184,8 +257,8 @@ class Trainer:
             self._evaluate()
             st.next_eval += cfg.eval.every
         if timesteps >= st.next_checkpoint:
+            st.next_checkpoint += cfg.checkpoint_every  # before saving: the saved state points at the next one
             self._checkpoint()
-            st.next_checkpoint += cfg.checkpoint_every
 
     def _checkpoint(self) -> None:
         self.state.timesteps = int(self.model.num_timesteps)
@@ -194,7 +267,10 @@ class Trainer:
 
     def _snapshot(self, timesteps: int) -> None:
         pool_dir = self.run_dir / "pool"
-        path = write_bytes_atomic(pool_dir / f"snapshot_{timesteps:010d}.zip", model_bytes(self.model))
+        path = pool_dir / f"snapshot_{timesteps:010d}.zip"
+        data = model_bytes(self.model)
+        with writing(path):
+            write_bytes_atomic(path, data)
         self.state.pool = (self.state.pool + [str(path)])[-self.cfg.opponents.selfplay_pool:]
         for old in pool_dir.glob("snapshot_*.zip"):
             if str(old) not in self.state.pool:
@@ -216,12 +292,14 @@ class Trainer:
         cfg, st = self.cfg, self.state
         steps = int(self.model.num_timesteps)
         eval_file = self.run_dir / f".eval_model_{steps:010d}.zip"  # unique: tournament workers cache agents by path
-        self.model.save(eval_file)
+        with writing(eval_file):
+            self.model.save(eval_file)
         rows = []
         for opponent in cfg.eval.agents:
             result = run_tournament(
                 evaluation_lineup(str(eval_file), opponent, cfg), cfg.game,
                 games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
+                allow_pickle=True,  # the run's own model file, written just above
             )
             me = result.agents[0]
             rows.append({
@@ -231,17 +309,19 @@ class Trainer:
             })
             self.model.logger.record(f"eval/win_rate_vs_{opponent}", me.win_rate)
         self.model.logger.dump(steps)
-        append_rows(self.metrics_path, rows)
+        with writing(self.metrics_path):
+            append_rows(self.metrics_path, rows)
         self.last_eval = {r["opponent"]: r["win_rate"] for r in rows}
         score = self.last_eval[cfg.eval.best_against]
         if st.best_score is None or score > st.best_score:
             st.best_score = score
-            tmp = self.run_dir / ".best.tmp.zip"
-            shutil.copyfile(eval_file, tmp)
-            os.replace(tmp, self.run_dir / "best.zip")
+            save_best_score(self.run_dir, score, steps)  # first: a stop before the copy leaves no lower score
+            best = self.run_dir / "best.zip"
+            with writing(best):
+                write_bytes_atomic(best, eval_file.read_bytes())
         eval_file.unlink(missing_ok=True)
         self._maybe_promote()
-        plot_learning_curve(self.metrics_path, self.run_dir / "learning_curve.png")
+        self._plot()
 
     def _maybe_promote(self) -> None:
         stages, st = self.cfg.opponents.curriculum, self.state

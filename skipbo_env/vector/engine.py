@@ -20,6 +20,7 @@ splitmix64 stream per slot, seeded from the same ``SeedSequence``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -141,6 +142,40 @@ def _as_rows(rows: Any, batch: int) -> np.ndarray:
     return arr
 
 
+MEMORY_SHARE = 0.5
+"""The largest share of the machine's memory a batch (engine arrays plus one observation batch) may need."""
+
+
+def batch_bytes(config: GameConfig, batch_size: int) -> int:
+    """Bytes a batch of ``batch_size`` games needs: the engine's arrays and one batch of
+    observations (float32) and masks, as the vector envs hold them."""
+    n = config.num_players
+    per_game = (
+        K.G_SEATS + n * K.SEAT_HOT  # hot
+        + K.K_SEATS + n * (config.stock_size + 4 * K.CAP)  # cold
+        + 8 * 4 + 6 * 8  # turn, moves, legal counts, movers; pcg
+        + 2 * num_actions(config)  # masks, legal buffer
+        + 4 * observation_layout(config).size * 2  # observations and final observations
+        + num_actions(config)  # the learner's bool masks
+    )
+    return per_game * batch_size
+
+
+def check_batch_memory(config: GameConfig, batch_size: int) -> None:
+    """Refuse a batch that would need more than :data:`MEMORY_SHARE` of the machine's memory,
+    before allocating anything (a ``ValueError`` with both sizes)."""
+    need = batch_bytes(config, batch_size)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): do not guess
+        return
+    if need > MEMORY_SHARE * total:
+        raise ValueError(
+            f"{batch_size:,} games need about {need / 2**30:.1f} GiB of arrays, more than "
+            f"{MEMORY_SHARE:.0%} of this machine's {total / 2**30:.1f} GiB; use fewer games (n_envs / batch_size)"
+        )
+
+
 class BatchEngine:
     """``batch_size`` games of ``config``, all dealt at construction.
 
@@ -157,6 +192,7 @@ class BatchEngine:
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
         if type(batch_size) is not int or batch_size < 1:
             raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        check_batch_memory(config, batch_size)
         self.config = config
         self.batch_size = batch_size
         self.cf = _config_array(config)

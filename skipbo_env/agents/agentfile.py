@@ -1,0 +1,427 @@
+"""Agent files: a trained policy that is safe to load, whoever made it.
+
+An agent file (``*.safetensors``, written by ``train.py --export``) is a
+safetensors file: the policy network's tensors by name, and in the header's
+metadata, under the key ``skipbo_agent``, one JSON object that says how to
+rebuild the network around them (format version 1):
+
+``format``, ``format_version``
+    ``"skipbo-agent"`` and ``1``.
+``policy``
+    ``kind``: ``"mlp"`` (sb3-contrib's ``MaskableActorCriticPolicy``, the
+    ``MlpPolicy`` of ``MaskablePPO``) or ``"scorer"``
+    (:class:`skipbo_env.training.policy.ScorerPolicy`); ``activation``
+    (``"relu"``, ``"tanh"``, ``"elu"``, ``"leaky_relu"``, ``"gelu"``,
+    ``"silu"``); for ``mlp`` ``net_arch`` (``{"pi": [...], "vf": [...]}``);
+    for ``scorer`` ``context_arch``, ``scorer_arch``, ``value_arch`` and
+    ``features_version`` (the scorer feature computation the weights were
+    trained on; other code refuses the file rather than play differently).
+``observation_size``, ``action_count``
+    The policy's input and output sizes.
+``game``
+    The game it was trained for (:meth:`GameConfig.to_dict`); its
+    observation size and action count must be the two above.
+``provenance``
+    ``source`` (the checkpoint's file name), ``source_sha256`` (of its
+    bytes), ``timesteps`` (``null`` if unknown) and ``created`` (only if
+    the caller gave a date).
+
+**Why the JSON is in the safetensors header, not in a file beside it.** An
+agent is shared, copied and renamed as one file; a description that travels
+separately gets lost or paired with other weights, and then the network
+cannot be rebuilt or is rebuilt wrong. The header is part of the format:
+safetensors bounds and parses it itself, and any safetensors tool shows it
+(``safe_open(path, "pt").metadata()["skipbo_agent"]``).
+
+**Why loading runs no code.** safetensors stores raw numbers with their
+dtype and shape (no pickle). The description is read with ``json.loads``
+and every field is checked (type, range, unknown or missing keys); the
+network is built by the constructor that ``kind`` selects from a fixed
+table (never a name read from the file), over spaces built from the sizes;
+before anything is allocated, the declared layer sizes must fit the tensors
+the file holds; the tensors must then equal the network's parameters
+exactly (names, shapes, dtype, none missing, none extra). Every problem is a
+:class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+
+Pickled checkpoints (sb3 ``.zip``, RLlib folders) can run code when loaded;
+:func:`pickle_refusal` words why they need ``allow_pickle=True``.
+
+torch, safetensors and sb3 load only when a file is read or written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..encoding import num_actions, observation_layout
+from ..records import write_bytes_atomic
+from ..rules import GameConfig, SkipBoError
+from .ppo import CheckpointError, check_spaces
+
+SUFFIX = ".safetensors"
+"""The file name suffix of agent files."""
+FORMAT = "skipbo-agent"
+FORMAT_VERSION = 1
+METADATA_KEY = "skipbo_agent"
+"""Key of the description in the safetensors header's metadata."""
+MAX_DESCRIPTION = 64 * 1024
+"""Longest description accepted (characters); a real one is under 1 KiB."""
+
+POLICY_CLASSES: dict[str, tuple[str, str]] = {
+    "mlp": ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"),
+    # skipbo_env.training lies above this layer (docs/architecture.md, [tool.importlinter]): the
+    # loader imports it by name, and only when a scorer file is read, so nothing of the agents layer
+    # imports training code. ScorerPolicy stays where it is: pickled checkpoints name its module path.
+    "scorer": ("skipbo_env.training.policy", "ScorerPolicy"),
+}
+"""Policy kinds and the (module, class) whose constructor rebuilds each; a fixed table, never read from a file."""
+ACTIVATIONS: dict[str, str] = {
+    "relu": "ReLU", "tanh": "Tanh", "elu": "ELU", "leaky_relu": "LeakyReLU", "gelu": "GELU", "silu": "SiLU",
+}
+"""Activation names of the description and their ``torch.nn`` classes."""
+_POLICY_KEYS = {
+    "mlp": ("kind", "activation", "net_arch"),
+    "scorer": ("kind", "activation", "context_arch", "scorer_arch", "value_arch", "features_version"),
+}
+_TOP_KEYS = ("format", "format_version", "policy", "observation_size", "action_count", "game", "provenance")
+_PROVENANCE_KEYS = ("source", "source_sha256", "timesteps")
+_MAX_LAYERS, _MAX_WIDTH = 32, 1 << 20
+_DTYPES = {"float32": "F32", "float64": "F64", "float16": "F16", "bfloat16": "BF16", "int64": "I64"}
+
+
+# ====================================================================== pickles
+def checkpoint_format(path: str | os.PathLike) -> str:
+    """``"rllib"`` (a folder holding ``rllib_checkpoint.json``), ``"sb3"`` (a zip file: what
+    sb3's loader would unpickle, whatever its name) or ``"agent"`` (anything else: read as an
+    agent file, which checks it). Decided by content, not by the name."""
+    p = Path(path)
+    if p.is_dir():
+        return "rllib" if (p / "rllib_checkpoint.json").is_file() else "agent"
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return "agent"
+    return "sb3" if head[:2] == b"PK" else "agent"
+
+
+def pickle_refusal(what: str, exportable: bool = True) -> str:
+    """The message that refuses a pickled checkpoint without the opt-in (``exportable``: it names
+    ``train.py --export``, which converts MaskablePPO checkpoints)."""
+    export = (f" To share a model, export it to a safe agent file: python train.py --export MODEL OUT{SUFFIX} "
+              "--allow-pickle" if exportable else "")
+    return (
+        f"{what} holds pickles, and loading a pickle can run any code its author put in it. "
+        "Load it only if you made it or trust where it came from: pass allow_pickle=True "
+        f"(--allow-pickle in evaluate.py, skipbo-play and train.py --export).{export}"
+    )
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# ================================================================= description
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _keys(path: Path, where: str, data: Any, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+    if not isinstance(data, dict):
+        raise CheckpointError(path, f"agent description: {where} must be an object, got {_short(data)}")
+    missing = [k for k in required if k not in data]
+    unknown = sorted(str(k) for k in data if k not in required and k not in optional)
+    if missing or unknown:
+        raise CheckpointError(path, f"agent description: {where} has missing keys {missing} and unknown keys "
+                                    f"{unknown} (format version {FORMAT_VERSION} has {list(required + optional)})")
+    return data
+
+
+def _int(path: Path, where: str, value: Any, low: int, high: int) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise CheckpointError(path, f"agent description: {where} must be an integer in {low}..{high}, "
+                                    f"got {_short(value)}")
+    return value
+
+
+def _arch(path: Path, where: str, value: Any, min_len: int) -> list[int]:
+    if not isinstance(value, list) or not min_len <= len(value) <= _MAX_LAYERS:
+        raise CheckpointError(path, f"agent description: {where} must be a list of {min_len}..{_MAX_LAYERS} "
+                                    f"layer widths, got {_short(value)}")
+    return [_int(path, f"{where}[{i}]", w, 1, _MAX_WIDTH) for i, w in enumerate(value)]
+
+
+def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
+    """The checked description of the agent file ``path`` from its JSON ``text``.
+
+    Raises:
+        CheckpointError: not JSON, another format or version, an unknown
+            policy kind or activation, a bad architecture, sizes that are not
+            those of its game, or bad provenance; the message names the field.
+    """
+    path = Path(path)
+    if not isinstance(text, str) or len(text) > MAX_DESCRIPTION:
+        raise CheckpointError(path, f"agent description must be a JSON text of at most {MAX_DESCRIPTION} characters")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise CheckpointError(path, f"agent description is not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        got = data.get("format") if isinstance(data, dict) else data
+        raise CheckpointError(path, f"agent description: format must be {FORMAT!r}, got {_short(got)}")
+    _keys(path, "the description", data, _TOP_KEYS)
+    if data["format_version"] != FORMAT_VERSION or type(data["format_version"]) is not int:
+        raise CheckpointError(path, f"agent file format version {_short(data['format_version'])} is not "
+                                    f"supported (this code reads version {FORMAT_VERSION})")
+    policy = data["policy"]
+    kind = policy.get("kind") if isinstance(policy, dict) else None
+    if kind not in POLICY_CLASSES:
+        raise CheckpointError(path, f"agent description: unknown policy kind {_short(kind)} "
+                                    f"(known: {', '.join(POLICY_CLASSES)})")
+    _keys(path, f"policy ({kind})", policy, _POLICY_KEYS[kind])
+    if policy["activation"] not in ACTIVATIONS:
+        raise CheckpointError(path, f"agent description: unknown activation {_short(policy['activation'])} "
+                                    f"(known: {', '.join(ACTIVATIONS)})")
+    if kind == "mlp":
+        arch = _keys(path, "policy.net_arch", policy["net_arch"], ("pi", "vf"))
+        for side in ("pi", "vf"):
+            _arch(path, f"policy.net_arch.{side}", arch[side], 0)
+    else:
+        for name in ("context_arch", "scorer_arch", "value_arch"):
+            _arch(path, f"policy.{name}", policy[name], 1)
+        _int(path, "policy.features_version", policy["features_version"], 1, 1 << 30)
+    obs = _int(path, "observation_size", data["observation_size"], 1, 1 << 20)
+    actions = _int(path, "action_count", data["action_count"], 1, 1 << 20)
+    try:
+        game = GameConfig.from_dict(data["game"])
+    except (SkipBoError, TypeError, ValueError) as exc:
+        raise CheckpointError(path, f"agent description: bad game configuration ({exc})") from None
+    want_obs, want_actions = observation_layout(game).size, num_actions(game)
+    if (obs, actions) != (want_obs, want_actions):
+        raise CheckpointError(
+            path, f"agent description: observation size {obs} and action count {actions} are not those of its "
+                  f"game ({want_obs} and {want_actions} for {game.num_players} players, "
+                  f"partner_game={game.partner_game})")
+    prov = _keys(path, "provenance", data["provenance"], _PROVENANCE_KEYS, ("created",))
+    if not isinstance(prov["source"], str) or not 0 < len(prov["source"]) <= 255:
+        raise CheckpointError(path, f"agent description: provenance.source must be a file name, "
+                                    f"got {_short(prov['source'])}")
+    sha = prov["source_sha256"]
+    if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+        raise CheckpointError(path, f"agent description: provenance.source_sha256 must be 64 lowercase hex digits, "
+                                    f"got {_short(sha)}")
+    if prov["timesteps"] is not None:
+        _int(path, "provenance.timesteps", prov["timesteps"], 0, 1 << 62)
+    if "created" in prov and (not isinstance(prov["created"], str) or len(prov["created"]) > 64):
+        raise CheckpointError(path, f"agent description: provenance.created must be a date text, "
+                                    f"got {_short(prov['created'])}")
+    return data
+
+
+def _declared_weights(desc: dict[str, Any]) -> int:
+    """A lower bound of the parameter count the description declares: every pair of consecutive
+    layer widths is a weight matrix of the network (the first layer reads at least the observation)."""
+    obs, policy = desc["observation_size"], desc["policy"]
+    if policy["kind"] == "mlp":
+        chains = [(obs, policy["net_arch"]["pi"]), (obs, policy["net_arch"]["vf"])]
+    else:
+        chains = [(obs, policy["context_arch"]), (1, policy["scorer_arch"]), (obs, policy["value_arch"])]
+    total = 0
+    for first, widths in chains:
+        sizes = [first, *widths]
+        total += sum(a * b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+    return total
+
+
+# ===================================================================== loading
+def _no_learning(progress_remaining: float) -> float:
+    """The learning-rate schedule of a rebuilt policy: it only plays."""
+    return 0.0
+
+
+def _build_policy(path: Path, desc: dict[str, Any]) -> Any:
+    """The policy network the description declares, with freshly initialised weights."""
+    import torch
+    from gymnasium import spaces
+
+    kind, policy = desc["policy"]["kind"], desc["policy"]
+    module_name, class_name = POLICY_CLASSES[kind]
+    module = importlib.import_module(module_name)
+    cls = getattr(module, class_name)
+    kwargs: dict[str, Any] = {"activation_fn": getattr(torch.nn, ACTIVATIONS[policy["activation"]])}
+    if kind == "mlp":
+        kwargs["net_arch"] = {"pi": list(policy["net_arch"]["pi"]), "vf": list(policy["net_arch"]["vf"])}
+    else:
+        have = module.FEATURES_VERSION
+        if policy["features_version"] != have:
+            raise CheckpointError(path, f"this agent's scorer policy was trained on features version "
+                                        f"{policy['features_version']}; this code computes version {have}")
+        kwargs.update(context_arch=tuple(policy["context_arch"]), scorer_arch=tuple(policy["scorer_arch"]),
+                      value_arch=tuple(policy["value_arch"]), features_version=policy["features_version"])
+    layout = observation_layout(GameConfig.from_dict(desc["game"]))
+    obs_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+    action_space = spaces.Discrete(desc["action_count"])
+    try:
+        with torch.random.fork_rng(devices=[]):  # the initial weights are replaced: leave the caller's RNG alone
+            return cls(obs_space, action_space, _no_learning, **kwargs)
+    except Exception as exc:  # a constructor refusing the architecture
+        raise CheckpointError(path, f"cannot build the {kind} policy ({type(exc).__name__}: {exc})") from exc
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[Any, dict[str, Any]]:
+    """The policy network of the agent file ``path`` on the CPU, in eval mode, and its description.
+
+    With ``config``, the policy's sizes must be that game's. Nothing is unpickled
+    (see the module docstring).
+
+    Raises:
+        CheckpointError: the file is missing, not a safetensors file, holds no
+            or a bad description, does not fit ``config``, or its tensors are
+            not exactly the network's parameters (the message names them).
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(path, "a folder, not an agent file")
+    if not path.is_file():
+        raise CheckpointError(path, "no such agent file")
+    try:
+        import torch
+        from safetensors import safe_open
+        from safetensors.torch import load_file
+    except ImportError as exc:  # pragma: no cover - project dependencies
+        raise CheckpointError(path, f"reading an agent file needs torch and safetensors: {exc}") from exc
+    try:
+        with safe_open(str(path), framework="pt", device="cpu") as f:
+            metadata = f.metadata() or {}
+            stored = {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype())
+                      for name in f.keys()}
+    except Exception as exc:  # safetensors raises its own error kinds for a bad header
+        raise CheckpointError(path, f"not an agent file ({SUFFIX}) nor a MaskablePPO checkpoint (.zip): "
+                                    f"unreadable safetensors header ({type(exc).__name__}: {exc})") from None
+    if METADATA_KEY not in metadata:
+        raise CheckpointError(path, f"a safetensors file without the {METADATA_KEY!r} description in its header "
+                                    "(agent files are written by train.py --export)")
+    desc = parse_description(path, metadata[METADATA_KEY])
+    if config is not None:
+        from gymnasium import spaces
+
+        check_spaces(path, spaces.Box(0.0, 1.0, (desc["observation_size"],), np.float32),
+                     spaces.Discrete(desc["action_count"]), config)
+    held = sum(int(np.prod(shape, dtype=np.int64)) for shape, _ in stored.values())
+    declared = _declared_weights(desc)
+    if declared > held:
+        raise CheckpointError(path, f"the declared network needs at least {declared} weights; the file holds {held}")
+    policy = _build_policy(path, desc)
+    wanted = {name: (tuple(t.shape), _DTYPES.get(str(t.dtype).removeprefix("torch."), str(t.dtype)))
+              for name, t in policy.state_dict().items()}
+    missing = sorted(set(wanted) - set(stored))
+    extra = sorted(set(stored) - set(wanted))
+    if missing or extra:
+        raise CheckpointError(path, f"the tensors are not the {desc['policy']['kind']} network's: "
+                                    f"missing {_names(missing) or 'none'}; unexpected {_names(extra) or 'none'}")
+    for name, (shape, dtype) in wanted.items():
+        if stored[name] != (shape, dtype):
+            got_shape, got_dtype = stored[name]
+            raise CheckpointError(path, f"tensor {name} is {got_dtype} of shape {got_shape}; "
+                                        f"the network needs {dtype} of shape {shape}")
+    try:
+        tensors = load_file(str(path), device="cpu")
+        with torch.no_grad():
+            policy.load_state_dict(tensors, strict=True)
+    except Exception as exc:  # pragma: no cover - names, shapes and dtypes were checked above
+        raise CheckpointError(path, f"cannot load the tensors ({type(exc).__name__}: {exc})") from exc
+    policy.set_training_mode(False)
+    return policy, desc
+
+
+# ===================================================================== writing
+def describe_policy(path: str | os.PathLike, policy: Any) -> dict[str, Any]:
+    """The ``policy`` section of the description of a MaskablePPO policy network.
+
+    Raises:
+        CheckpointError: a policy class, feature extractor or activation the
+            format cannot rebuild (``path`` names the file being written).
+    """
+    path = Path(path)
+    name = f"{type(policy).__module__}.{type(policy).__qualname__}"
+    kinds = {f"{module}.{cls}": kind for kind, (module, cls) in POLICY_CLASSES.items()}
+    if name not in kinds:
+        raise CheckpointError(path, f"cannot write a {name} policy: agent files hold "
+                                    f"{' or '.join(f'{m}.{c}' for m, c in POLICY_CLASSES.values())}")
+    kind = kinds[name]
+    params = policy._get_constructor_parameters()  # sb3's own record of the constructor's arguments
+    activation = {v: k for k, v in ACTIVATIONS.items()}.get(getattr(params["activation_fn"], "__name__", None))
+    if activation is None or getattr(params["activation_fn"], "__module__", "").split(".")[0] != "torch":
+        raise CheckpointError(path, f"cannot write activation {params['activation_fn']!r} "
+                                    f"(agent files know {', '.join(ACTIVATIONS)})")
+    out: dict[str, Any] = {"kind": kind, "activation": activation}
+    if kind == "mlp":
+        extractor = params.get("features_extractor_class")
+        if getattr(extractor, "__name__", None) != "FlattenExtractor" or params.get("features_extractor_kwargs"):
+            raise CheckpointError(path, f"cannot write a policy with features extractor {extractor!r} "
+                                        "(agent files rebuild sb3's FlattenExtractor)")
+        arch = params["net_arch"]
+        if isinstance(arch, dict):
+            out["net_arch"] = {"pi": [int(w) for w in arch.get("pi", [])], "vf": [int(w) for w in arch.get("vf", [])]}
+        else:
+            out["net_arch"] = {"pi": [int(w) for w in arch], "vf": [int(w) for w in arch]}
+    else:
+        for key in ("context_arch", "scorer_arch", "value_arch"):
+            out[key] = [int(w) for w in params[key]]
+        out["features_version"] = int(params["features_version"])
+    return out
+
+
+def write_agent_file(
+    path: str | os.PathLike, policy: Any, game: GameConfig, provenance: dict[str, Any]
+) -> Path:
+    """Write ``policy`` (a MaskablePPO policy network) as the agent file ``path``, atomically.
+
+    ``provenance`` is the description's ``provenance`` object (``source``,
+    ``source_sha256``, ``timesteps``, optional ``created``). The description is
+    checked by the loader's own rules before anything is written.
+
+    Raises:
+        CheckpointError: ``path`` does not end in ``.safetensors``, the policy
+            cannot be described, or its sizes are not those of ``game``.
+    """
+    path = Path(path)
+    if path.suffix != SUFFIX:
+        raise CheckpointError(path, f"an agent file's name must end in {SUFFIX}")
+    import torch
+    from safetensors.torch import save
+
+    obs_shape = getattr(policy.observation_space, "shape", None)
+    n = getattr(policy.action_space, "n", None)
+    if obs_shape is None or len(obs_shape) != 1 or n is None:
+        raise CheckpointError(path, f"cannot write a policy over {policy.observation_space} and {policy.action_space}")
+    desc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "policy": describe_policy(path, policy),
+        "observation_size": int(obs_shape[0]),
+        "action_count": int(n),
+        "game": game.to_dict(),
+        "provenance": dict(provenance),
+    }
+    text = json.dumps(desc, sort_keys=True, separators=(",", ":"))
+    parse_description(path, text)  # never write a file the loader would refuse
+    with torch.no_grad():
+        tensors = {name: t.detach().to("cpu").contiguous().clone() for name, t in policy.state_dict().items()}
+    return write_bytes_atomic(path, save(tensors, metadata={METADATA_KEY: text}))

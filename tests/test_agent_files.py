@@ -1,0 +1,357 @@
+"""Agent files (issue 14, section 1): loading an agent never runs code.
+
+* A crafted MaskablePPO zip whose ``data`` JSON holds a pickle payload is refused by every
+  entry point without the opt-in (``load_agent``, ``PPOAgent``, ``run_tournament``,
+  ``evaluate.py``, terminal play, ``train.py --export``) and its payload does not run; with the
+  opt-in the payload does run (so the refusals are meaningful). An RLlib folder is refused too.
+* The safe agent file (``.safetensors``, :mod:`skipbo_env.agents.agentfile`) plays move for move,
+  logit for logit, like the checkpoint it was exported from, for both policy kinds.
+* Corrupt or hostile agent files each give a :class:`CheckpointError` naming the problem.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import pickle
+import zipfile
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from agents.ppo import CheckpointError, PPOAgent
+from agents.tournament import run_tournament
+
+import train
+from agents import agent_label, is_checkpoint_spec, load_agent, make_agent
+from skipbo_env import play
+from skipbo_env.agents.agentfile import METADATA_KEY, file_sha256, load_policy
+from skipbo_env.encoding import num_actions, observation_layout
+from skipbo_env.episode import decisions
+from skipbo_env.rules import GameConfig, new_game
+
+
+def _load_script(name: str):
+    path = Path(__file__).resolve().parents[1] / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+evaluate = _load_script("evaluate")
+
+
+class _TinyEnv(gymnasium.Env):
+    """An env with the spaces of a Skip-Bo config, just to build and save an untrained model."""
+
+    def __init__(self, config: GameConfig) -> None:
+        layout = observation_layout(config)
+        self.observation_space = gymnasium.spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.action_space = gymnasium.spaces.Discrete(num_actions(config))
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return self.observation_space.low.copy(), {}
+
+    def step(self, action):
+        return self.observation_space.low.copy(), 0.0, True, False, {}
+
+    def action_masks(self):
+        return np.ones(self.action_space.n, dtype=bool)
+
+
+def _save_model(path: Path, config: GameConfig, policy: str, seed: int = 1) -> Path:
+    """A small MaskablePPO checkpoint with weights shaken so that its choices differ from position to position."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.training.policy import ScorerPolicy
+
+    kwargs = {"net_arch": [16, 8]} if policy == "mlp" else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]}
+    model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, _TinyEnv(config), n_steps=8, batch_size=8,
+                        policy_kwargs=kwargs, seed=seed, device="cpu")
+    with torch.no_grad():
+        for p in model.policy.parameters():
+            p.add_(torch.randn_like(p))
+    model.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A tiny 2-player MlpPolicy checkpoint and its agent file."""
+    folder = tmp_path_factory.mktemp("tiny")
+    src = _save_model(folder / "tiny.zip", GameConfig(), "mlp")
+    out = folder / "tiny.safetensors"
+    assert train.main(["--export", str(src), str(out), "--allow-pickle"]) == 0
+    return src, out
+
+
+# ======================================================================= pickles
+class _Payload:
+    """Unpickling this writes ``marker``: what a hostile model file would do instead."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (exec, (f"open({self.marker!r}, 'w').write('the payload ran')",))
+
+
+def _crafted_zip(src: Path, dst: Path, marker: Path) -> Path:
+    """``src`` (a real checkpoint) with a pickled payload in its ``data`` JSON, as sb3 stores objects."""
+    with zipfile.ZipFile(src) as fin, zipfile.ZipFile(dst, "w") as fout:
+        for info in fin.infolist():
+            raw = fin.read(info)
+            if info.filename == "data":
+                data = json.loads(raw)
+                data["hidden"] = {":type:": "<class 'object'>",
+                                  ":serialized:": base64.b64encode(pickle.dumps(_Payload(marker))).decode()}
+                raw = json.dumps(data).encode()
+            fout.writestr(info.filename, raw)
+    return dst
+
+
+@pytest.fixture
+def evil(tiny, tmp_path):
+    marker = tmp_path / "payload_ran"
+    return _crafted_zip(tiny[0], tmp_path / "evil.zip", marker), marker
+
+
+def test_a_crafted_zip_is_refused_by_every_entry_point_without_the_opt_in(evil, tmp_path, capsys):
+    path, marker = evil
+    config = GameConfig()
+    renamed = tmp_path / "evil.safetensors"  # the name does not matter: the content decides
+    renamed.write_bytes(path.read_bytes())
+    for spec in (path, renamed):
+        with pytest.raises(CheckpointError, match=r"holds pickles.*allow_pickle=True"):
+            load_agent(str(spec), config)
+        with pytest.raises(CheckpointError, match="holds pickles"):
+            PPOAgent(spec, config)
+    with pytest.raises(CheckpointError, match="holds pickles"):
+        run_tournament([str(path), "greedy"], config, games=2, seed=0, workers=1)
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate.main(["--agents", str(path), "greedy", "--games", "2", "--workers", "1", "--no-progress",
+                       "--out", str(tmp_path / "eval")])
+    assert exit_info.value.code == 2 and "--allow-pickle" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        play.main(["--opponents", str(path), "--seed", "1"], stdin=io.StringIO("q\n"), stdout=io.StringIO(),
+                  stderr=io.StringIO())
+    assert exit_info.value.code == 2 and "holds pickles" in capsys.readouterr().err
+    out = tmp_path / "out.safetensors"
+    assert train.main(["--export", str(path), str(out)]) == 2
+    assert "--allow-pickle" in capsys.readouterr().err and not out.exists()
+    assert not marker.exists()
+    assert not (tmp_path / "eval").exists()
+
+
+def test_with_the_opt_in_the_payload_runs(evil):
+    """Proof that the crafted file is hostile: loaded as a pickle, it runs its code (and still plays)."""
+    path, marker = evil
+    agent = load_agent(str(path), GameConfig(), allow_pickle=True)
+    assert marker.read_text() == "the payload ran"
+    state = new_game(GameConfig(), seed=0)
+    obs = next(decisions(state, [agent, agent])).observation
+    assert obs["action_mask"][agent.act(obs)] == 1
+
+
+def test_the_opt_in_flags_load_pickled_checkpoints(tiny, tmp_path, capsys):
+    src, _ = tiny
+    code = evaluate.main(["--agents", str(src), "greedy", "--games", "2", "--workers", "1", "--no-progress",
+                          "--short", "--turn-limit", "20", "--allow-pickle", "--out", str(tmp_path / "eval")])
+    assert code == 0 and (tmp_path / "eval" / "results.json").is_file()
+    code = play.main(["--opponents", str(src), "--seed", "1", "--short", "--allow-pickle", "--delay", "0"],
+                     stdin=io.StringIO("q\n"), stdout=io.StringIO(), stderr=io.StringIO())
+    assert code == 0
+    with pytest.raises(SystemExit):  # a replay loads no agent: the flag does not apply
+        play.main(["--replay", str(tmp_path / "x.json"), "--allow-pickle"], stdout=io.StringIO())
+    assert "--allow-pickle do(es) not apply" in capsys.readouterr().err
+    assert train.main(["--allow-pickle"]) == 2  # training loads only its own checkpoints: no flag needed
+
+
+def test_an_rllib_folder_is_refused_without_the_opt_in(tmp_path, capsys):
+    folder = tmp_path / "rllib_run"
+    folder.mkdir()
+    (folder / "rllib_checkpoint.json").write_text("{}")
+    (folder / "class_and_ctor_args.pkl").write_bytes(pickle.dumps(_Payload(tmp_path / "ran")))
+    with pytest.raises(CheckpointError, match=r"an RLlib checkpoint holds pickles"):
+        load_agent(str(folder), GameConfig())
+    with pytest.raises(SystemExit):
+        evaluate.main(["--agents", str(folder), "greedy", "--games", "2", "--workers", "1", "--no-progress"])
+    assert "--allow-pickle" in capsys.readouterr().err
+    assert not (tmp_path / "ran").exists()
+
+
+def test_loading_an_agent_file_unpickles_nothing(tiny, monkeypatch):
+    """Every way to unpickle (pickle, cloudpickle, torch.load) and to open a zip is a tripwire."""
+    import cloudpickle
+    import torch
+
+    _, out = tiny
+
+    def tripwire(*args, **kwargs):
+        raise AssertionError("an agent file load tried to unpickle")
+
+    for module, name in [(pickle, "loads"), (pickle, "load"), (pickle, "Unpickler"), (cloudpickle, "loads"),
+                         (cloudpickle, "load"), (torch, "load"), (zipfile, "ZipFile")]:
+        monkeypatch.setattr(module, name, tripwire)
+    agent = load_agent(str(out), GameConfig())
+    assert isinstance(agent, PPOAgent) and agent.model is None and agent.description["policy"]["kind"] == "mlp"
+
+
+# ================================================================ move for move
+def _positions_agree(reference, candidate, config: GameConfig, want: int) -> int:
+    """Play ``reference`` against the heuristic until ``want`` positions were seen; at every
+    position (both seats) both agents give the same logits, bit for bit, and the same action."""
+    seen = game = 0
+    while seen < want:
+        state = new_game(config, seed=game)
+        agents = [reference] + [make_agent("heuristic", config, seed=game)] * (config.num_players - 1)
+        seats = agents[game % 2:] + agents[: game % 2]
+        for d in decisions(state, seats):
+            vec = d.observation["observation"]
+            np.testing.assert_array_equal(candidate.logits(vec), reference.logits(vec))
+            if seats[d.seat] is reference:  # the action it just chose in the game
+                assert candidate.act(d.observation) == d.action
+            seen += 1
+        game += 1
+    return seen
+
+
+@pytest.mark.parametrize("policy, config, positions", [
+    ("mlp", GameConfig(), 2000),
+    ("scorer", GameConfig(), 2000),
+    ("scorer", GameConfig(num_players=4, partner_game=True, short_game=True), 600),
+], ids=["mlp-2p", "scorer-2p", "scorer-4p-partner"])
+def test_an_exported_agent_file_plays_like_its_checkpoint(tmp_path, policy, config, positions):
+    src = _save_model(tmp_path / "model.zip", config, policy, seed=3)
+    out = tmp_path / "agent.safetensors"
+    assert train.main(["--export", str(src), str(out), "--allow-pickle"]) == 0
+    reference, safe = PPOAgent(src, config, allow_pickle=True), load_agent(str(out), config)
+    desc = safe.description
+    assert desc["policy"]["kind"] == policy and desc["observation_size"] == observation_layout(config).size
+    assert desc["action_count"] == num_actions(config)
+    assert GameConfig.from_dict(desc["game"]).num_players == config.num_players  # the standard game of its sizes
+    assert desc["provenance"] == {"source": "model.zip", "source_sha256": file_sha256(src), "timesteps": 0}
+    assert _positions_agree(reference, safe, config, positions) >= positions
+
+
+def test_agent_files_are_named_like_checkpoints(tiny):
+    _, out = tiny
+    assert is_checkpoint_spec("agent.safetensors") and agent_label(str(out)) == "tiny"
+    result = run_tournament([str(out), "greedy"], GameConfig(short_game=True, turn_limit=20), games=2, seed=0,
+                            workers=1)
+    assert result.labels == ("tiny", "greedy")
+
+
+def test_export_refuses_bad_names_and_inputs(tiny, tmp_path, capsys):
+    src, out = tiny
+    zip_out = tmp_path / "agent.zip"
+    assert train.main(["--export", str(src), str(zip_out), "--allow-pickle"]) == 2
+    assert ".safetensors" in capsys.readouterr().err and not zip_out.exists()
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"junk")
+    for model, problem in [(tmp_path / "none.zip", "no such model file"), (junk, "not a MaskablePPO checkpoint"),
+                           (out, "already is an agent file")]:
+        assert train.main(["--export", str(model), str(tmp_path / "x.safetensors"), "--allow-pickle"]) == 2
+        assert problem in capsys.readouterr().err
+    assert not (tmp_path / "x.safetensors").exists()
+
+
+# ================================================================ corrupt files
+def _rewrite(src: Path, dst: Path, tensors=None, meta=None, raw_meta=None) -> Path:
+    """``src`` written again with its tensors and/or description changed."""
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
+
+    with safe_open(str(src), "pt") as f:
+        desc = json.loads(f.metadata()[METADATA_KEY])
+    data = load_file(str(src))
+    if tensors is not None:
+        tensors(data)
+    if meta is not None:
+        meta(desc)
+    text = json.dumps(desc) if raw_meta is None else raw_meta
+    save_file(data, str(dst), metadata=None if text is False else {METADATA_KEY: text})
+    return dst
+
+
+def _set(path: tuple[str, ...], value):
+    def change(desc):
+        d = desc
+        for key in path[:-1]:
+            d = d[key]
+        d[path[-1]] = value
+    return change
+
+
+def _drop(key):
+    return lambda d: d.pop(key)
+
+
+CORRUPT = {
+    "bad-json": ({"raw_meta": "{not json"}, r"not valid JSON"),
+    "deep-json": ({"raw_meta": "[" * 100_000 + "]" * 100_000}, r"at most 65536 characters|not valid JSON"),
+    "nested-json": ({"raw_meta": "[" * 20_000 + "]" * 20_000}, r"not valid JSON|format must be"),
+    "no-description": ({"raw_meta": False}, r"without the 'skipbo_agent' description"),
+    "other-format": ({"meta": _set(("format",), "pytorch")}, r"format must be 'skipbo-agent'"),
+    "format-version": ({"meta": _set(("format_version",), 2)}, r"format version 2 is not supported"),
+    "unknown-kind": ({"meta": _set(("policy", "kind"), "transformer")}, r"unknown policy kind 'transformer'"),
+    "unknown-activation": ({"meta": _set(("policy", "activation"), "os.system")}, r"unknown activation 'os.system'"),
+    "bad-arch": ({"meta": _set(("policy", "net_arch", "pi"), [16, "8"])}, r"net_arch\.pi\[1\] must be an integer"),
+    "huge-arch": ({"meta": _set(("policy", "net_arch", "pi"), [1 << 20, 1 << 20])},
+                  r"declared network needs at least \d+ weights; the file holds \d+"),
+    "obs-size-of-another-game": ({"meta": _set(("observation_size",), 436)},
+                                 r"observation size 436 and action count 125 are not those of its game \(435 and 125"),
+    "bool-size": ({"meta": _set(("action_count",), True)}, r"action_count must be an integer"),
+    "bad-game": ({"meta": _set(("game", "num_players"), 9)}, r"bad game configuration"),
+    "unknown-key": ({"meta": _set(("code",), "print(1)")}, r"unknown keys \['code'\]"),
+    "missing-key": ({"meta": _drop("provenance")}, r"missing keys \['provenance'\]"),
+    "bad-sha": ({"meta": _set(("provenance", "source_sha256"), "xyz")}, r"source_sha256 must be 64"),
+    "wrong-shape": ({"tensors": lambda t: t.update({"action_net.weight": t["action_net.weight"].T.contiguous()})},
+                    r"tensor action_net\.weight is F32 of shape \(8, 125\); the network needs F32 of shape \(125, 8\)"),
+    "wrong-dtype": ({"tensors": lambda t: t.update({"action_net.bias": t["action_net.bias"].double()})},
+                    r"tensor action_net\.bias is F64"),
+    "missing-tensor": ({"tensors": lambda t: t.pop("action_net.bias")}, r"missing action_net\.bias; unexpected none"),
+    "extra-tensor": ({"tensors": lambda t: t.update({"hook.weight": t["action_net.bias"].clone()})},
+                     r"missing none; unexpected hook\.weight"),
+}
+
+
+@pytest.mark.parametrize("case", list(CORRUPT))
+def test_a_corrupt_agent_file_gives_a_named_error(tiny, tmp_path, case):
+    changes, problem = CORRUPT[case]
+    path = _rewrite(tiny[1], tmp_path / f"{case}.safetensors", **changes)
+    with pytest.raises(CheckpointError, match=problem) as info:
+        load_agent(str(path), GameConfig())
+    assert info.value.path == str(path)
+
+
+def test_files_that_are_no_agent_files(tiny, tmp_path):
+    _, out = tiny
+    cases = {"text.safetensors": b"hello, not tensors", "empty.safetensors": b"",
+             "truncated.safetensors": out.read_bytes()[: out.stat().st_size // 2]}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(CheckpointError, match=r"not an agent file \(\.safetensors\) nor a MaskablePPO checkpoint"):
+            load_agent(str(tmp_path / name), GameConfig())
+    with pytest.raises(CheckpointError, match="a folder, not an agent file"):
+        load_agent(tmp_path, GameConfig())
+    with pytest.raises(CheckpointError, match="no such checkpoint file"):
+        load_agent(str(tmp_path / "gone.safetensors"), GameConfig())
+
+
+def test_an_agent_file_for_another_game_or_feature_version_is_refused(tiny, tmp_path):
+    _, out = tiny
+    with pytest.raises(CheckpointError, match=r"observation shape \(435,\) does not match this game's \(805,\)"):
+        load_agent(str(out), GameConfig(num_players=4))
+    src = _save_model(tmp_path / "scorer.zip", GameConfig(), "scorer")
+    scorer = tmp_path / "scorer.safetensors"
+    assert train.main(["--export", str(src), str(scorer), "--allow-pickle"]) == 0
+    other = _rewrite(scorer, tmp_path / "v9.safetensors", meta=_set(("policy", "features_version"), 9))
+    with pytest.raises(CheckpointError, match="trained on features version 9"):
+        load_policy(other)
