@@ -12,19 +12,19 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import io
 import json
 import pickle
 import zipfile
 from pathlib import Path
 
-import gymnasium
 import numpy as np
 import pytest
 from agents.ppo import CheckpointError, PPOAgent
 from agents.tournament import run_tournament
+from support import TinyEnv
 
+import evaluate  # the repository script (tests run from the repository root)
 import train
 from agents import agent_label, is_checkpoint_spec, load_agent, make_agent
 from skipbo_env import play
@@ -32,36 +32,6 @@ from skipbo_env.agents.agentfile import METADATA_KEY, file_sha256, load_policy
 from skipbo_env.encoding import num_actions, observation_layout
 from skipbo_env.episode import decisions
 from skipbo_env.rules import GameConfig, new_game
-
-
-def _load_script(name: str):
-    path = Path(__file__).resolve().parents[1] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-evaluate = _load_script("evaluate")
-
-
-class _TinyEnv(gymnasium.Env):
-    """An env with the spaces of a Skip-Bo config, just to build and save an untrained model."""
-
-    def __init__(self, config: GameConfig) -> None:
-        layout = observation_layout(config)
-        self.observation_space = gymnasium.spaces.Box(layout.low, layout.high, dtype=np.float32)
-        self.action_space = gymnasium.spaces.Discrete(num_actions(config))
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        return self.observation_space.low.copy(), {}
-
-    def step(self, action):
-        return self.observation_space.low.copy(), 0.0, True, False, {}
-
-    def action_masks(self):
-        return np.ones(self.action_space.n, dtype=bool)
 
 
 def _save_model(path: Path, config: GameConfig, policy: str, seed: int = 1) -> Path:
@@ -72,7 +42,7 @@ def _save_model(path: Path, config: GameConfig, policy: str, seed: int = 1) -> P
     from skipbo_env.training.policy import ScorerPolicy
 
     kwargs = {"net_arch": [16, 8]} if policy == "mlp" else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]}
-    model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, _TinyEnv(config), n_steps=8, batch_size=8,
+    model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, TinyEnv(config), n_steps=8, batch_size=8,
                         policy_kwargs=kwargs, seed=seed, device="cpu")
     with torch.no_grad():
         for p in model.policy.parameters():

@@ -6,19 +6,17 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import gymnasium
 import numpy as np
 import pytest
 from agents.heuristic import HeuristicAgent, placement_score, reach_chance
 from agents.ppo import CheckpointError, PPOAgent
 from conftest import W, make_state
+from support import TinyEnv
 
 from agents import AGENTS, Agent, load_agent, make_agent
 from skipbo_env.encoding import (
     decode_action,
     encode_action,
-    num_actions,
-    observation_layout,
     observe,
 )
 from skipbo_env.rules import Discard, GameConfig, GameState, Play, Source, new_game
@@ -302,29 +300,13 @@ def test_heuristic_scores():
 
 
 # ============================================================================ PPO
-class _TinyEnv(gymnasium.Env):
-    """An env with the spaces of a Skip-Bo config, just to build and save an untrained model."""
 
-    def __init__(self, config: GameConfig) -> None:
-        layout = observation_layout(config)
-        self.observation_space = gymnasium.spaces.Box(layout.low, layout.high, dtype=np.float32)
-        self.action_space = gymnasium.spaces.Discrete(num_actions(config))
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        return self.observation_space.low.copy(), {}
-
-    def step(self, action):
-        return self.observation_space.low.copy(), 0.0, True, False, {}
-
-    def action_masks(self):
-        return np.ones(self.action_space.n, dtype=bool)
 
 
 def _save_tiny_model(config: GameConfig, path):
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", _TinyEnv(config), n_steps=8, batch_size=8,
+    model = MaskablePPO("MlpPolicy", TinyEnv(config), n_steps=8, batch_size=8,
                         policy_kwargs={"net_arch": [8]}, seed=0, device="cpu")
     model.save(path)
     return path
@@ -360,7 +342,7 @@ def test_ppo_agent_acts_as_model_predict(tmp_path, policy):
 
     config = GameConfig()
     kwargs = {"net_arch": [16]} if policy == "mlp" else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]}
-    model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, _TinyEnv(config), n_steps=8,
+    model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, TinyEnv(config), n_steps=8,
                         batch_size=8, policy_kwargs=kwargs, seed=1, device="cpu")
     with torch.no_grad():
         for p in model.policy.parameters():  # an untrained head is nearly flat: make the choice matter

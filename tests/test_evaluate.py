@@ -3,29 +3,18 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 from agents.tournament import lineups, run_tournament, seat_plan, wilson_interval
 
+import evaluate  # the repository script (tests run from the repository root)
 from skipbo_env.records import GameRecord
 from skipbo_env.rules import GameConfig
 
 SHORT = GameConfig(short_game=True)
 
 
-def _load_script(name: str):
-    """Import a top-level script of the repository (it is not part of the installed packages)."""
-    path = Path(__file__).resolve().parents[1] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-evaluate = _load_script("evaluate")
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from support import tiny_config
 
 import train
 from skipbo_env.rules import ConfigError
@@ -25,24 +26,7 @@ from skipbo_env.training.run import train as run_training
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tiny(tmp_path: Path, **changes) -> dict:
-    """A configuration dict that trains in seconds: short games, small rollouts."""
-    data = {
-        "name": "tiny",
-        "runs_dir": str(tmp_path),
-        "seed": 3,
-        "total_timesteps": 256,
-        "n_envs": 2,
-        "vec_env": "dummy",
-        "checkpoint_every": 128,
-        "game": {"num_players": 2, "stock_size": 5, "turn_limit": 120},
-        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
-        "opponents": {"mix": {"random": 1, "greedy": 1}},
-        "eval": {"every": 128, "games": 4, "agents": ["random", "greedy"], "best_against": "greedy", "workers": 1},
-    }
-    for key, value in changes.items():
-        data[key] = value
-    return data
+tiny = tiny_config
 
 
 def rows(run_dir: Path) -> list[dict]:

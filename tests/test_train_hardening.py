@@ -24,6 +24,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
+from support import tiny_config
 
 import train
 from skipbo_env.rules import ConfigError
@@ -42,22 +43,8 @@ ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
 
 def tiny(tmp_path: Path, **changes) -> dict:
-    """A configuration dict that trains in seconds (as in tests/test_train.py)."""
-    data = {
-        "name": "tiny",
-        "runs_dir": str(tmp_path),
-        "seed": 3,
-        "total_timesteps": 128,
-        "n_envs": 2,
-        "vec_env": "dummy",
-        "checkpoint_every": 128,
-        "game": {"num_players": 2, "stock_size": 5, "turn_limit": 120},
-        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
-        "opponents": {"mix": {"random": 1, "greedy": 1}},
-        "eval": {"every": 128, "games": 4, "agents": ["random", "greedy"], "best_against": "greedy", "workers": 1},
-    }
-    data.update(changes)
-    return data
+    """A configuration dict that trains in seconds (128 steps unless changed)."""
+    return tiny_config(tmp_path, **{"total_timesteps": 128, **changes})
 
 
 def quick_eval() -> dict:

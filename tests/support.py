@@ -1,0 +1,50 @@
+"""Helpers shared by several test files (not a test module itself)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+from skipbo_env.encoding import num_actions, observation_layout
+from skipbo_env.rules import GameConfig
+
+
+class TinyEnv(gymnasium.Env):
+    """An env with the spaces of a Skip-Bo config, just to build and save an untrained model."""
+
+    def __init__(self, config: GameConfig) -> None:
+        layout = observation_layout(config)
+        self.observation_space = gymnasium.spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.action_space = gymnasium.spaces.Discrete(num_actions(config))
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return self.observation_space.low.copy(), {}
+
+    def step(self, action):
+        return self.observation_space.low.copy(), 0.0, True, False, {}
+
+    def action_masks(self):
+        return np.ones(self.action_space.n, dtype=bool)
+
+
+def tiny_config(tmp_path: Path, **changes) -> dict:
+    """A training configuration dict that trains in seconds: short games, small rollouts; top-level
+    keys in ``changes`` replace the defaults."""
+    data = {
+        "name": "tiny",
+        "runs_dir": str(tmp_path),
+        "seed": 3,
+        "total_timesteps": 256,
+        "n_envs": 2,
+        "vec_env": "dummy",
+        "checkpoint_every": 128,
+        "game": {"num_players": 2, "stock_size": 5, "turn_limit": 120},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
+        "opponents": {"mix": {"random": 1, "greedy": 1}},
+        "eval": {"every": 128, "games": 4, "agents": ["random", "greedy"], "best_against": "greedy", "workers": 1},
+    }
+    data.update(changes)
+    return data
