@@ -50,6 +50,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .draw import TableWindow, draw_table
 from .encoding import decode_action, num_actions, observation_layout, observe
 from .episode import (
     STOCK_CARD_REWARD,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
@@ -66,7 +67,10 @@ GAME_KEYS = tuple(f.name for f in dataclasses.fields(GameConfig))
 ENV_DEFAULTS: dict[str, Any] = {"render_mode": None, "reward_shaping": False, "render_full": False}
 """Configuration keys of the env itself, with their defaults."""
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+"""``"ansi"``: text; ``"rgb_array"``: a frame (:mod:`skipbo_env.draw`); ``"human"``: the frame in a window."""
+RENDER_FPS = 2
+"""Frames per second of ``"human"`` windows and of videos made from ``"rgb_array"`` frames."""
 RESET_OPTIONS = ("deck", "state")
 """Keys of ``reset(options=...)`` that the env acts on."""
 
@@ -169,10 +173,15 @@ class raw_env(AECEnv):
     ``allow_wild_discard``, ``must_play_stock``, ``first_player``,
     ``turn_limit``, ``move_limit``) plus
 
-    * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text)
-      or ``"human"`` (``render()`` prints it, and every reset and step renders);
-    * ``render_full``: ``False`` renders what the acting agent sees, ``True``
-      renders every hand and stock (for debugging and replays);
+    * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table
+      as text), ``"rgb_array"`` (``render()`` returns a picture of the table,
+      an ``np.uint8`` array ``(H, W, 3)`` drawn by
+      :func:`skipbo_env.draw.draw_table`; needs ``pip install
+      "skipbo-env[render]"``) or ``"human"`` (that picture in a window, see
+      :class:`skipbo_env.draw.TableWindow`; every reset and step renders);
+    * ``render_full``: ``False`` renders what the acting agent sees (its
+      hand face up, every other hand face down), ``True`` renders every
+      hand (for debugging, replays and videos);
     * ``reward_shaping``: see the module docstring.
 
     Attributes:
@@ -185,7 +194,7 @@ class raw_env(AECEnv):
         "name": "skipbo_v0",
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": RENDER_FPS,
     }
 
     def __init__(self, **config: Any) -> None:
@@ -194,6 +203,7 @@ class raw_env(AECEnv):
         self.render_mode: str | None = options["render_mode"]
         self.render_full: bool = options["render_full"]
         self.reward_shaping: bool = options["reward_shaping"]
+        self._window: TableWindow | None = None
         n = self.config.num_players
         self.possible_agents = [f"player_{seat}" for seat in range(n)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
@@ -284,21 +294,34 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """The table as ``agent_selection`` sees it, or everything with ``render_full=True``."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as ``agent_selection`` sees it, or everything with ``render_full=True``:
+        text (``"ansi"``), a frame (``"rgb_array"``) or ``None`` after showing the frame (``"human"``).
+
+        Raises:
+            ImportError: a picture is asked for and Pillow is not installed
+                (``pip install "skipbo-env[render]"``).
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = render_table(
-            self._require_game(), None if self.render_full else self._seat[self.agent_selection]
-        )
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        game = self._require_game()
+        seat = None if self.render_full else self._seat[self.agent_selection]
+        if self.render_mode == "ansi":
+            return render_table(game, seat)
+        frame = draw_table(game, seat)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = TableWindow(title=f"Skip-Bo ({self.metadata['name']})", fps=self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Close the ``"human"`` window, if one is open."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     # ------------------------------------------------------------- helpers
     def _require_game(self) -> GameState:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .policies import as_player, greedy_move, random_move
+from .bots.greedy import as_player, greedy_move, random_move
 from .render import render_state
 from .rules import GameConfig, game_points, new_game
 

@@ -267,8 +267,8 @@ def observation_layout(config: GameConfig) -> ObservationLayout:
         add(name, shape)
     for k in range(config.num_players):
         for name, shape in SEAT_PIECES:
-            high = DECK_SIZE / DISCARD_SIZE_SCALE if name == "discard_sizes" else 1.0
-            add(f"seat{k}.{name}", shape, high)
+            piece_high = DECK_SIZE / DISCARD_SIZE_SCALE if name == "discard_sizes" else 1.0
+            add(f"seat{k}.{name}", shape, piece_high)
     for name, shape in TAIL_PIECES:
         add(name, shape)
     high = np.concatenate(highs)
@@ -328,7 +328,7 @@ def encode_fields(fields: ObservationFields, config: GameConfig) -> np.ndarray:
     for k, seat in enumerate(fields.seats):
         p = f"seat{k}."
         put(p + "stock_top", slots[_slot_of_card(seat.stock_top)])
-        put(p + "stock_size", seat.stock_size / float(config.stock_size))
+        put(p + "stock_size", seat.stock_size / float(config.stock_size))  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
         put(p + "hand_size", seat.hand_size / HAND_SIZE)
         put(p + "discard_tops", slots[[_slot_of_card(c) for c in seat.discard_tops]])
         put(p + "discard_seconds", slots[[_slot_of_card(c) for c in seat.discard_seconds]])
@@ -356,7 +356,7 @@ def encode_view(view: SeatView) -> np.ndarray:
     config = view.config
     plan = _plan(config)
     n, partner = config.num_players, view.partner
-    stock_scale = float(config.stock_size)
+    stock_scale = float(config.stock_size)  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
     build = plan.build
     idx = [build + b * BUILD_SLOTS + value for b, value in enumerate(view.building_values)]
     val = [1.0] * 4
@@ -495,7 +495,7 @@ def decode_observation(vec: np.ndarray, config: GameConfig) -> ObservationFields
         return _cards_of_slots(_onehots(seat_piece(block, name), name))
 
     stock_tops = onehot_cards("stock_top")
-    stock_sizes = _rint(seat_piece(block, "stock_size")[:, 0], config.stock_size).tolist()
+    stock_sizes = _rint(seat_piece(block, "stock_size")[:, 0], config.stock_size).tolist()  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
     hand_sizes = _rint(seat_piece(block, "hand_size")[:, 0], HAND_SIZE).tolist()
     tops = onehot_cards("discard_tops")
     seconds = onehot_cards("discard_seconds")

@@ -133,14 +133,14 @@ def move_key(move: Move) -> str:
     if isinstance(move, Play):
         target = f">{move.build_pile + 1}"
         if move.source is Source.HAND:
-            return f"h{card_name(move.card)}{target}"  # type: ignore[arg-type]
+            return f"h{card_name(move.card)}{target}"  # type: ignore[arg-type]  # a hand play names its card (Play.__post_init__)
         if move.source is Source.STOCK:
             return f"s{target}"
         if move.source is Source.DISCARD:
-            return f"d{move.discard_pile + 1}{target}"  # type: ignore[operator]
+            return f"d{move.discard_pile + 1}{target}"  # type: ignore[operator]  # a discard source names its pile (Play.__post_init__)
         if move.source is Source.PARTNER_STOCK:
             return f"ps{target}"
-        return f"pd{move.discard_pile + 1}{target}"  # type: ignore[operator]
+        return f"pd{move.discard_pile + 1}{target}"  # type: ignore[operator]  # a discard source names its pile (Play.__post_init__)
     if isinstance(move, Discard):
         return f"x{card_name(move.card)}>{move.discard_pile + 1}"
     if isinstance(move, EndTurn):
@@ -219,7 +219,7 @@ def _played_card(move: Play, view: SeatView, mover: int) -> int | None:
         return None
     if move.source in (Source.STOCK, Source.PARTNER_STOCK):
         return view.stock_tops[owner]
-    return _top(view.discard_piles[owner][move.discard_pile])  # type: ignore[index]
+    return _top(view.discard_piles[owner][move.discard_pile])  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
 
 
 _ORIGINS = {
@@ -406,7 +406,8 @@ def table_lines(table: Table) -> list[list[Segment]]:
             piles += [f"  {d + 1}: "] + cards_segments(pile)
         lines.append(piles)
     if table.own_hand is not None:
-        lines.append([("your hand", "bold cyan"), "  "] + cards_segments(table.own_hand))
+        own: list[Segment] = [("your hand", "bold cyan"), "  "]
+        lines.append(own + cards_segments(table.own_hand))
     return lines
 
 

@@ -30,7 +30,15 @@ def register_gymnasium() -> None:
     import gymnasium  # optional for the rules core: imported only to register
 
     if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="skipbo_env.single:SkipBoSingleEnv")
+        gymnasium.register(
+            id=GYMNASIUM_ID,
+            entry_point="skipbo_env.single:SkipBoSingleEnv",
+            vector_entry_point="skipbo_env.vector.gym_env:make_vector_env",
+            # Gymnasium's conventions (its and SB3's check_env step unmasked random actions): an
+            # illegal action ends the episode as a loss with a warning, as PettingZoo's env() does.
+            # SkipBoSingleEnv(...) itself keeps illegal_action="raise"; pass it to make() to get that.
+            kwargs={"illegal_action": "lose"},
+        )
 
 
 def register_pettingzoo() -> None:

@@ -13,7 +13,8 @@ def _top(card: int | None) -> str:
     return "-" if card is None else card_name(card)
 
 
-def _status(config: GameConfig, current: int, turn: int, winner: int | None, truncated: bool, winners=()) -> str:
+def game_status(config: GameConfig, current: int, turn: int, winner: int | None, truncated: bool, winners=()) -> str:
+    """One line: whose move it is, or how the game ended (shared by text and pictures)."""
     if winner is not None:
         who = " and ".join(f"player_{s}" for s in winners) if winners else f"player_{winner}"
         return f"turn {turn}: game over, {who} won"
@@ -25,7 +26,7 @@ def _status(config: GameConfig, current: int, turn: int, winner: int | None, tru
 def render_view(view: SeatView) -> str:
     """The table as ``view.seat`` sees it (SB = Skip-Bo wild)."""
     lines = [
-        _status(view.config, view.current_player, view.turn, view.winner, view.truncated),
+        game_status(view.config, view.current_player, view.turn, view.winner, view.truncated),
         "building: " + "  ".join(f"[{v or '-'}]" for v in view.building_values)
         + f"   draw pile {view.draw_size}, completed {view.completed_size}",
     ]
@@ -44,7 +45,7 @@ def render_state(state: GameState) -> str:
     """Full information: every hand and stock, for replays and debugging."""
     n = state.config.num_players
     lines = [
-        _status(state.config, state.current, state.turn, state.winner, state.truncated, state.winners),
+        game_status(state.config, state.current, state.turn, state.winner, state.truncated, state.winners),
         "building: " + "  ".join(f"[{len(p) or '-'}]" for p in state.building)
         + f"   draw pile {len(state.draw_pile)}, completed {len(state.completed)}",
     ]

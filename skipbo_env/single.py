@@ -33,8 +33,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import ENV_DEFAULTS, RENDER_MODES, check_seed, parse_config, raw_env
+from .aec import ENV_DEFAULTS, RENDER_FPS, RENDER_MODES, check_seed, parse_config, raw_env
 from .bots import make_bot
+from .draw import TableWindow, draw_table
 from .encoding import num_actions, observation_layout
 from .episode import (
     ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
@@ -75,11 +76,15 @@ class SkipBoSingleEnv(gymnasium.Env):
       random seat each episode, drawn from the env's generator.
     * ``illegal_action``: ``"raise"`` or ``"lose"``, see the module docstring.
 
-    Rendering shows the table as the learner sees it (``render_full=True``:
-    everything).
+    Rendering (``render_mode`` ``"ansi"``: text; ``"rgb_array"``: an
+    ``np.uint8`` frame ``(H, W, 3)`` for Gymnasium's ``RecordVideo``, drawn by
+    :func:`skipbo_env.draw.draw_table` and needing ``pip install
+    "skipbo-env[render]"``; ``"human"``: that frame in a window after every
+    reset and step) shows the table as the learner sees it: its own hand face
+    up, the other hands face down. ``render_full=True`` shows every hand.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}
 
     def __init__(self, **config: Any) -> None:
         game_config, options = parse_config(config, SINGLE_DEFAULTS)
@@ -87,6 +92,7 @@ class SkipBoSingleEnv(gymnasium.Env):
         self.render_mode: str | None = options["render_mode"]
         self.render_full: bool = options["render_full"]
         self.reward_shaping: bool = options["reward_shaping"]
+        self._window: TableWindow | None = None
         self.illegal_action: str = check_illegal_action(options["illegal_action"])
         self.learner_seat_config: int | None = check_learner_seat(options["learner_seat"], game_config)
         self.set_opponents(options["opponents"])
@@ -165,6 +171,9 @@ class SkipBoSingleEnv(gymnasium.Env):
         except IllegalMoveError:
             if self.illegal_action == "raise":
                 raise
+            gymnasium.logger.warn(
+                f"illegal action {action!r}: the episode ends and the learner loses (illegal_action='lose')"
+            )
             self._over = True
             return self._observe(), ILLEGAL_ACTION_REWARD, True, False, self._info(illegal_action=True)
         try:  # the learner's move is applied: an error from here on leaves the game mid-turn
@@ -196,21 +205,35 @@ class SkipBoSingleEnv(gymnasium.Env):
             raise RuntimeError("call reset() before action_masks()")
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
-        """The table as the learner sees it, or everything with ``render_full=True``."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner sees it, or everything with ``render_full=True``:
+        text (``"ansi"``), a frame (``"rgb_array"``) or ``None`` after showing the frame (``"human"``).
+
+        Raises:
+            ImportError: a picture is asked for and Pillow is not installed
+                (``pip install "skipbo-env[render]"``).
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.aec.game is None:
             raise RuntimeError("call reset() before render()")
-        text = render_table(self.aec.game, None if self.render_full else self.learner_seat)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        seat = None if self.render_full else self.learner_seat
+        if self.render_mode == "ansi":
+            return render_table(self.aec.game, seat)
+        frame = draw_table(self.aec.game, seat)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = TableWindow(title="Skip-Bo (SkipBo-v0)", fps=self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Close the ``"human"`` window, if one is open."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     # -------------------------------------------------------------- helpers
     def _stop(self, exc: BaseException) -> None:

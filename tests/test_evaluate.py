@@ -136,7 +136,7 @@ def test_cli_bad_agent_name(capsys, tmp_path):
         evaluate.main(["--agents", "heuristic", "nope", "--games", "2", "--workers", "1", "--no-progress",
                        "--out", str(tmp_path)])
     assert exit_info.value.code == 2
-    assert "unknown agent 'nope'; known agents: greedy, heuristic, random" in capsys.readouterr().err
+    assert "unknown agent 'nope'; known agents: random, greedy, heuristic, ppo-2p" in capsys.readouterr().err
 
 
 def test_cli_bad_config(capsys):

@@ -1,20 +1,19 @@
-"""The shipped 2-player PPO agent (models/ppo_2p_default.safetensors) loads and plays legal moves
+"""The shipped 2-player PPO agent (ppo-2p, skipbo_env/models/ppo_2p_default.safetensors) loads and plays legal moves
 (issue 5), and plays exactly like the checkpoint it was converted from (issue 14)."""
 
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import pytest
 from agents.ppo import CheckpointError
 
-from agents import load_agent, make_agent
+from agents import load_agent, make_agent, shipped_agent_path
 from skipbo_env.encoding import decode_action, observe
 from skipbo_env.episode import decisions
 from skipbo_env.rules import GameConfig, new_game
 
-MODEL = Path(__file__).resolve().parents[1] / "models" / "ppo_2p_default.safetensors"
+MODEL = shipped_agent_path("ppo-2p")
 
 SOURCE_SHA256 = "d2fbbeb4904f48869d72f585bbc2bb4a82c22394be0c9f87d613b69f26c6c0fe"
 """sha256 of models/ppo_2p_default.zip, the pickled checkpoint the agent file was exported from

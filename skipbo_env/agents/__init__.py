@@ -20,10 +20,22 @@ from __future__ import annotations
 
 from ..bots import GreedyAgent, HeuristicAgent, RandomAgent, ScriptedAgent
 from .ppo import CheckpointError, PPOAgent
-from .registry import AGENTS, Agent, agent_label, derive_seed, is_checkpoint_spec, load_agent, make_agent
+from .registry import (
+    AGENTS,
+    SHIPPED,
+    Agent,
+    agent_label,
+    derive_seed,
+    is_checkpoint_spec,
+    known_agents,
+    load_agent,
+    make_agent,
+    shipped_agent_path,
+)
 
 __all__ = [
     "AGENTS",
+    "SHIPPED",
     "Agent",
     "CheckpointError",
     "GreedyAgent",
@@ -34,6 +46,8 @@ __all__ = [
     "agent_label",
     "derive_seed",
     "is_checkpoint_spec",
+    "known_agents",
     "load_agent",
     "make_agent",
+    "shipped_agent_path",
 ]

@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from ..encoding import num_actions, observation_layout
+from ..extras import missing_extra
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError
 from .ppo import CheckpointError, check_spaces
@@ -253,7 +254,7 @@ def _no_learning(progress_remaining: float) -> float:
 
 def _build_policy(path: Path, desc: dict[str, Any]) -> Any:
     """The policy network the description declares, with freshly initialised weights."""
-    import torch
+    import torch  # load_policy checked that the train extra is there
     from gymnasium import spaces
 
     kind, policy = desc["policy"]["kind"], desc["policy"]
@@ -304,8 +305,8 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
         import torch
         from safetensors import safe_open
         from safetensors.torch import load_file
-    except ImportError as exc:  # pragma: no cover - project dependencies
-        raise CheckpointError(path, f"reading an agent file needs torch and safetensors: {exc}") from exc
+    except ImportError as exc:
+        raise missing_extra(exc, "train", "loading a trained agent") from exc
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
             metadata = f.metadata() or {}
@@ -366,7 +367,8 @@ def describe_policy(path: str | os.PathLike, policy: Any) -> dict[str, Any]:
                                     f"{' or '.join(f'{m}.{c}' for m, c in POLICY_CLASSES.values())}")
     kind = kinds[name]
     params = policy._get_constructor_parameters()  # sb3's own record of the constructor's arguments
-    activation = {v: k for k, v in ACTIVATIONS.items()}.get(getattr(params["activation_fn"], "__name__", None))
+    by_class: dict[object, str] = {v: k for k, v in ACTIVATIONS.items()}  # looked up by any __name__, or None
+    activation = by_class.get(getattr(params["activation_fn"], "__name__", None))
     if activation is None or getattr(params["activation_fn"], "__module__", "").split(".")[0] != "torch":
         raise CheckpointError(path, f"cannot write activation {params['activation_fn']!r} "
                                     f"(agent files know {', '.join(ACTIVATIONS)})")

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..encoding import num_actions, observation_layout
+from ..extras import missing_extra
 from ..rules import GameConfig
 
 
@@ -57,8 +58,8 @@ def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None,
         raise CheckpointError(path, "no such checkpoint file")
     try:
         from sb3_contrib import MaskablePPO  # torch and sb3 load only with a checkpoint
-    except ImportError as exc:  # pragma: no cover - both are project dependencies
-        raise CheckpointError(path, f"loading a PPO checkpoint needs sb3-contrib: {exc}") from exc
+    except ImportError as exc:
+        raise missing_extra(exc, "train", "loading a PPO checkpoint") from exc
     try:
         model = MaskablePPO.load(path, env=None, device="cpu", **settings)
     except Exception as exc:  # sb3 raises many kinds for a bad file (zip, pickle, key errors)

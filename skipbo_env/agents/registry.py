@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -31,6 +32,25 @@ AGENTS: dict[str, type[ScriptedAgent]] = BOTS
 """Scripted agents by name (the bots layer's registry: ``random``, ``greedy``, ``heuristic``)."""
 
 
+SHIPPED: dict[str, str] = {"ppo-2p": "ppo_2p_default.safetensors"}
+"""Trained agents shipped inside the package (``skipbo_env/models/``), by name; each has a model
+card beside it (``<name>.md``)."""
+
+
+def shipped_agent_path(name: str) -> Path:
+    """The agent file of a shipped agent (see :data:`SHIPPED`)."""
+    try:
+        filename = SHIPPED[name]
+    except KeyError:
+        raise ValueError(f"no shipped agent {name!r}; shipped agents: {', '.join(sorted(SHIPPED))}") from None
+    return Path(str(resources.files("skipbo_env").joinpath("models").joinpath(filename)))
+
+
+def known_agents() -> list[str]:
+    """Every name :func:`load_agent` accepts: scripted agents, then shipped trained agents."""
+    return [*AGENTS, *SHIPPED]
+
+
 def make_agent(name: str, config: GameConfig, seed: int | None = None) -> ScriptedAgent:
     """A scripted agent by name (see :data:`AGENTS`); unknown names fail with the list of known ones."""
     return make_bot(name, config, seed)
@@ -47,7 +67,8 @@ def is_checkpoint_spec(spec: str | os.PathLike) -> bool:
 def load_agent(
     spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
 ) -> Agent:
-    """The agent that ``spec`` names: a key of ``AGENTS``, or the path of an agent file
+    """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
+    ``ppo-2p``), or the path of an agent file
     (``.safetensors``, written by ``train.py --export``; safe to load from anyone).
 
     With ``allow_pickle=True`` also a MaskablePPO checkpoint (``.zip``) or an RLlib
@@ -65,12 +86,14 @@ def load_agent(
         raise ValueError(f"an agent spec must be a name or a path, got {spec!r}")
     if isinstance(spec, str) and spec in AGENTS:
         return make_agent(spec, config, seed)
+    if isinstance(spec, str) and spec in SHIPPED:
+        return PPOAgent(shipped_agent_path(spec), config, seed)
     if is_rllib_checkpoint(spec):
         return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
     if is_checkpoint_spec(spec):
         return PPOAgent(spec, config, seed, allow_pickle=allow_pickle)  # torch and sb3 load only now
     raise ValueError(
-        f"unknown agent {spec!r}; known agents: {', '.join(sorted(AGENTS))}, "
+        f"unknown agent {spec!r}; known agents: {', '.join(known_agents())}, "
         "or the path of an agent file (.safetensors)"
     )
 

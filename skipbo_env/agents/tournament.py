@@ -34,12 +34,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from openskill.models import PlackettLuce
 
 from ..episode import decisions
+from ..extras import missing_extra
 from ..records import GameRecord
 from ..rules import GameConfig, new_game
 from .registry import agent_label, derive_seed, load_agent
+
+try:
+    from openskill.models import PlackettLuce
+except ImportError as exc:
+    raise missing_extra(exc, "train", "tournaments (skipbo_env.agents.tournament)") from exc
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal."""
@@ -223,6 +228,7 @@ def play_one(
         if recorder is not None:
             recorder.add(decision.move)
     if recorder is not None:
+        assert records_dir  # a recorder is started only when records_dir is given
         recorder.record().save(Path(records_dir) / f"game_{index:06d}.json")
     return GameResult(
         index=index,
@@ -334,7 +340,7 @@ def run_tournament(
                     results[res.index] = res
                 if progress is not None:
                     progress(len(done))
-    return aggregate(specs, labels, config, seed, plan, tuple(results))  # type: ignore[arg-type]
+    return aggregate(specs, labels, config, seed, plan, tuple(results))  # type: ignore[arg-type]  # every slot is filled by now
 
 
 def participant_labels(specs: tuple[str, ...]) -> tuple[str, ...]:
@@ -423,7 +429,7 @@ def _openskill(k: int, games: tuple[GameResult, ...]) -> list[tuple[float, float
             continue
         teams = [[ratings[i]] for i in present]
         winner = g.winning_agent
-        ranks = [1 if (winner is None or i == winner) else 2 for i in present]
+        ranks: list[float] = [1 if (winner is None or i == winner) else 2 for i in present]
         new = model.rate(teams, ranks=ranks)
         for i, team in zip(present, new, strict=True):
             ratings[i] = team[0]

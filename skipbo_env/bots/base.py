@@ -9,7 +9,7 @@ a learning agent knows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,7 @@ class ScriptedAgent:
         legal = legal_moves_from_mask(mask, self.config)
         return encode_action(self.choose(fields, legal), self.config)
 
-    def choose(self, obs: ObservationFields, legal: list[Move]) -> Move:  # pragma: no cover
+    def choose(self, obs: ObservationFields, legal: Sequence[Move]) -> Move:  # pragma: no cover
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -74,5 +74,5 @@ class GreedyAgent(ScriptedAgent):
 
     name = "greedy"
 
-    def choose(self, obs: ObservationFields, legal: list[Move]) -> Move:
+    def choose(self, obs: ObservationFields, legal: Sequence[Move]) -> Move:
         return greedy_move(obs, legal, self.rng)

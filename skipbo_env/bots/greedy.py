@@ -12,16 +12,19 @@ agent's own generator (used only to break ties).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from ..encoding import ObservationFields, fields_from_view
 from ..rules import WILD, Discard, EndTurn, Move, Play, SeatView, Source, cards_until_playable
 
-Policy = Callable[[ObservationFields, list[Move], np.random.Generator], Move]
+_T = TypeVar("_T")
 
-def random_move(obs: ObservationFields, legal: list[Move], rng: np.random.Generator) -> Move:
+Policy = Callable[[ObservationFields, Sequence[Move], np.random.Generator], Move]
+
+def random_move(obs: ObservationFields, legal: Sequence[Move], rng: np.random.Generator) -> Move:
     """A uniformly random legal move."""
     return legal[int(rng.integers(len(legal)))]
 
@@ -33,20 +36,20 @@ def card_of_play(obs: ObservationFields, move: Play) -> int | None:
     if move.source is Source.STOCK:
         return obs.me.stock_top
     if move.source is Source.DISCARD:
-        return obs.me.discard_tops[move.discard_pile]  # type: ignore[index]
+        return obs.me.discard_tops[move.discard_pile]  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
     partner = obs.partner
     if partner is None:
         return None
     if move.source is Source.PARTNER_STOCK:
         return partner.stock_top
-    return partner.discard_tops[move.discard_pile]  # type: ignore[index]
+    return partner.discard_tops[move.discard_pile]  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
 
 
-def _pick(options: list, rng: np.random.Generator):
+def _pick(options: Sequence[_T], rng: np.random.Generator) -> _T:
     return options[int(rng.integers(len(options)))]
 
 
-def greedy_move(obs: ObservationFields, legal: list[Move], rng: np.random.Generator) -> Move:
+def greedy_move(obs: ObservationFields, legal: Sequence[Move], rng: np.random.Generator) -> Move:
     """Stock first, then any other play except a hand wild, then a discard.
 
     The priorities are fixed (issue 4); within each, the choice is:

@@ -34,6 +34,7 @@ deterministic: equal scores go to the first sequence found in a fixed order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -399,10 +400,10 @@ class _Search:
             if card != WILD:
                 self.credit += w.hand_play
         elif source is Source.DISCARD:
-            self.own_depth[move.discard_pile] += 1  # type: ignore[index]
+            self.own_depth[move.discard_pile] += 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
             self.credit += w.discard_play
         elif source is Source.PARTNER_DISCARD:
-            self.partner_depth[move.discard_pile] += 1  # type: ignore[index]
+            self.partner_depth[move.discard_pile] += 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
             self.credit += w.partner_discard_play
         if card == WILD and source is not Source.STOCK and source is not Source.PARTNER_STOCK:
             self.credit -= w.wild_spent
@@ -419,9 +420,9 @@ class _Search:
         if source is Source.HAND:
             self.hand[card] += 1
         elif source is Source.DISCARD:
-            self.own_depth[move.discard_pile] -= 1  # type: ignore[index]
+            self.own_depth[move.discard_pile] -= 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
         elif source is Source.PARTNER_DISCARD:
-            self.partner_depth[move.discard_pile] -= 1  # type: ignore[index]
+            self.partner_depth[move.discard_pile] -= 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
 
 
 def _known(top: int | None, second: int | None) -> tuple[int, ...]:
@@ -447,7 +448,7 @@ def _predict(signature: tuple, move: Move) -> tuple | None:
         return None
     hand, building, *rest = signature
     hand = list(hand)
-    hand[move.card - 1] -= 1  # type: ignore[operator]
+    hand[move.card - 1] -= 1  # type: ignore[operator]  # a hand play names its card (Play.__post_init__)
     if not any(hand):
         return None  # R15: the refill draws unknown cards
     building = list(building)
@@ -474,7 +475,7 @@ class HeuristicPolicy:
         """Forget the cached plan."""
         self._plan, self._expect = [], None
 
-    def __call__(self, obs: ObservationFields, legal: list[Move], rng: np.random.Generator) -> Move:
+    def __call__(self, obs: ObservationFields, legal: Sequence[Move], rng: np.random.Generator) -> Move:
         signature = _signature(obs)
         if not (self._plan and signature == self._expect):
             self.searches += 1
@@ -502,7 +503,7 @@ class HeuristicAgent(ScriptedAgent):
         super().seed(seed)
         self.policy.reset()
 
-    def choose(self, obs: ObservationFields, legal: list[Move]) -> Move:
+    def choose(self, obs: ObservationFields, legal: Sequence[Move]) -> Move:
         return self.policy(obs, legal, self.rng)
 
 

@@ -105,22 +105,26 @@ def illegal_reason(view: SeatView, move: object) -> IllegalReason:
         if move.card == WILD and not view.config.allow_wild_discard:
             return IllegalReason("wild_discard_off", card=move.card)
         return IllegalReason("stock_first", card=move.card)
-    source = move.source
-    where = {"source": source, "discard_pile": move.discard_pile}
+    source, discard_pile = move.source, move.discard_pile
     if source in PARTNER_SOURCES and view.partner is None:
-        return IllegalReason("no_partner", **where)
+        return IllegalReason("no_partner", source=source, discard_pile=discard_pile)
+    card: int | None
     if source is Source.HAND:
         if move.card not in hand:
-            return IllegalReason("not_in_hand", card=move.card, **where)
+            return IllegalReason("not_in_hand", card=move.card, source=source, discard_pile=discard_pile)
         card = move.card
     else:
         owner = view.seat if source in (Source.STOCK, Source.DISCARD) else view.partner
+        assert owner is not None  # a partner source without a partner returned "no_partner" above
         if source in (Source.STOCK, Source.PARTNER_STOCK):
-            card = view.stock_tops[owner]  # type: ignore[index]
+            card = view.stock_tops[owner]
         else:
-            pile = view.discard_piles[owner][move.discard_pile]  # type: ignore[index]
+            assert discard_pile is not None  # Play.__post_init__: a discard source names its pile
+            pile = view.discard_piles[owner][discard_pile]
             card = pile[-1] if pile else None
         if card is None:
-            return IllegalReason("empty_source", **where)
+            return IllegalReason("empty_source", source=source, discard_pile=discard_pile)
     need = view.building_values[move.build_pile] + 1
-    return IllegalReason("wrong_number", card=card, build_pile=move.build_pile, need=need, **where)
+    return IllegalReason(
+        "wrong_number", card=card, build_pile=move.build_pile, need=need, source=source, discard_pile=discard_pile
+    )

@@ -69,7 +69,7 @@ class Play:
 
     def __str__(self) -> str:
         if self.source is Source.HAND:
-            origin = f"hand {card_name(self.card)}"  # type: ignore[arg-type]
+            origin = f"hand {card_name(self.card)}"  # type: ignore[arg-type]  # checked in __post_init__
         elif self.source in _DISCARD_SOURCES:
             owner = "partner discard" if self.source is Source.PARTNER_DISCARD else "discard"
             origin = f"{owner} {self.discard_pile}"

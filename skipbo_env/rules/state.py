@@ -165,6 +165,8 @@ class GameState:
         seat = self.current
         stock = self.stocks[seat]
         partner = self.config.partner(seat)
+        partner_stock_top: int | None
+        partner_tops: Sequence[int | None]
         if partner is None:
             partner_stock_top, partner_tops = None, ()
         else:
@@ -212,17 +214,20 @@ class GameState:
     def _play(self, seat: int, move: Play) -> None:
         source = move.source
         partner = self.config.partner(seat)
+        # The move is legal (apply checked), so Play.__post_init__'s invariants hold: a hand play
+        # names its card, a discard source its pile, and partner sources exist only with a partner.
+        card: int
         if source is Source.HAND:
-            card = move.card
-            self.hands[seat][card] -= 1  # type: ignore[index]
+            card = move.card  # type: ignore[assignment]  # a hand play names its card
+            self.hands[seat][card] -= 1
         elif source is Source.STOCK:
             card = self.stocks[seat].pop()  # R14: the next card is now the top
         elif source is Source.DISCARD:
-            card = self.discards[seat][move.discard_pile].pop()  # type: ignore[index]
+            card = self.discards[seat][move.discard_pile].pop()  # type: ignore[index]  # a discard source names its pile
         elif source is Source.PARTNER_STOCK:
-            card = self.stocks[partner].pop()  # type: ignore[index]
+            card = self.stocks[partner].pop()  # type: ignore[index]  # only legal with a partner
         else:
-            card = self.discards[partner][move.discard_pile].pop()  # type: ignore[index]
+            card = self.discards[partner][move.discard_pile].pop()  # type: ignore[index]  # partner and pile set
         pile = self.building[move.build_pile]
         pile.append(card)
         if len(pile) == PILE_COMPLETE:  # R13
@@ -338,14 +343,14 @@ def validate_deck(deck: Sequence[object]) -> list[int]:
     for i, card in enumerate(cards):
         if not is_card(card):
             raise StateError(f"deck[{i}]", f"not a card (1..12 or {WILD} for a wild): {card!r}")
-    counts = card_counts(cards)  # type: ignore[arg-type]
+    counts = card_counts(cards)  # type: ignore[arg-type]  # every item passed is_card above
     for value in range(1, WILD + 1):
         if counts[value] != EXPECTED_COUNTS[value]:
             raise StateError(
                 "deck",
                 f"holds {counts[value]} x {card_name(value)}, expected {EXPECTED_COUNTS[value]} (R1)",
             )
-    return cards  # type: ignore[return-value]
+    return cards  # type: ignore[return-value]  # every item passed is_card: a list of ints
 
 
 def new_game(
@@ -379,7 +384,7 @@ def new_game(
     else:
         cards = validate_deck(deck)
     stocks: list[list[int]] = [[] for _ in range(n)]
-    for _ in range(config.stock_size):  # type: ignore[arg-type]
+    for _ in range(config.stock_size):  # type: ignore[arg-type]  # GameConfig.__post_init__ resolves None
         for k in range(n):
             stocks[(first + k) % n].append(cards.pop())
     state = GameState(

@@ -9,6 +9,10 @@
 * :mod:`.metrics`: evaluation rows, learning curves and the closing summary;
 * :mod:`.policy`: the action-scoring MaskablePPO policy (``ppo.policy: scorer``).
 
-Importing this package loads nothing heavy; torch and stable-baselines3 load with
-:mod:`.run`, :mod:`.policy` and :mod:`.pretrain`.
+Importing this package needs the ``train`` extra (torch, stable-baselines3, PyYAML, ...): a
+missing one is named in the error.
 """
+
+from ..extras import require
+
+require("train", "training (skipbo_env.training)", "torch", "stable_baselines3", "sb3_contrib", "yaml", "tqdm", "matplotlib")

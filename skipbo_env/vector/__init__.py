@@ -17,8 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import AGENT_KINDS, BatchEngine
-from .learner import LearnerBatch
+from ..extras import missing_extra
+
+try:
+    import numba  # noqa: F401 - the kernels compile with it
+except ImportError as exc:
+    raise missing_extra(exc, "fast", "the batched engine (skipbo_env.vector)") from exc
+
+from .engine import AGENT_KINDS, BatchEngine  # noqa: E402
+from .learner import LearnerBatch  # noqa: E402
 
 _LAZY = {
     "SkipBoVecEnv": "sb3_env",

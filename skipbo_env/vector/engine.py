@@ -21,7 +21,7 @@ splitmix64 stream per slot, seeded from the same ``SeedSequence``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -93,16 +93,17 @@ _M64 = (1 << 64) - 1
 
 def _config_array(config: GameConfig) -> np.ndarray:
     """The ``cf`` array of the kernels: settings and the row widths of this configuration."""
+    stock_size: int = config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
     cf = np.zeros(K.CF_SIZE, np.int64)
     cf[K.C_N] = config.num_players
-    cf[K.C_S] = config.stock_size
+    cf[K.C_S] = stock_size
     cf[K.C_PARTNER] = int(config.partner_game)
     cf[K.C_WILD_OK] = int(config.allow_wild_discard)
     cf[K.C_MUST] = int(config.must_play_stock)
     cf[K.C_LIMIT] = config.turn_limit
     cf[K.C_FIRST] = -1 if config.first_player is None else config.first_player
     cf[K.C_NA] = num_actions(config)
-    cf[K.C_SC] = config.stock_size + 4 * K.CAP
+    cf[K.C_SC] = stock_size + 4 * K.CAP
     cf[K.C_OBS] = observation_layout(config).size
     cf[K.C_MOVE_LIMIT] = config.move_limit
     return cf
@@ -111,17 +112,18 @@ def _config_array(config: GameConfig) -> np.ndarray:
 def _obs_tables(config: GameConfig) -> np.ndarray:
     """Float32 lookup table of every scaled value, computed with ``encoding.encode_fields``'s own expressions."""
     count_scale = COUNT_SCALE
+    stock_size: int = config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
     sizes = np.arange(DECK_SIZE + 1)
-    parts = [
+    parts: list[np.ndarray] = [
         np.arange(HAND_SIZE + 1, dtype=np.float32) / HAND_SIZE,  # hand counts (float32 / int)
         np.array([h / HAND_SIZE for h in range(HAND_SIZE + 1)], dtype=np.float32),  # hand sizes
         np.array([k / DECK_SIZE for k in sizes], dtype=np.float32),  # draw and completed sizes
         sizes.astype(np.float32) / DISCARD_SIZE_SCALE,  # discard sizes (float32 / float)
         (sizes.astype(np.float32)[:, None] / count_scale[None, :]).ravel(),  # discard counts
-        np.array([k / float(config.stock_size) for k in range(config.stock_size + 1)], dtype=np.float32),
+        np.array([k / float(stock_size) for k in range(stock_size + 1)], dtype=np.float32),
     ]
     tab = np.concatenate(parts).astype(np.float32)
-    assert tab.shape[0] == K.T_STOCK + config.stock_size + 1
+    assert tab.shape[0] == K.T_STOCK + stock_size + 1
     return tab
 
 
@@ -150,9 +152,10 @@ def batch_bytes(config: GameConfig, batch_size: int) -> int:
     """Bytes a batch of ``batch_size`` games needs: the engine's arrays and one batch of
     observations (float32) and masks, as the vector envs hold them."""
     n = config.num_players
+    stock_size: int = config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
     per_game = (
         K.G_SEATS + n * K.SEAT_HOT  # hot
-        + K.K_SEATS + n * (config.stock_size + 4 * K.CAP)  # cold
+        + K.K_SEATS + n * (stock_size + 4 * K.CAP)  # cold
         + 8 * 4 + 6 * 8  # turn, moves, legal counts, movers; pcg
         + 2 * num_actions(config)  # masks, legal buffer
         + 4 * observation_layout(config).size * 2  # observations and final observations
@@ -234,7 +237,7 @@ class BatchEngine:
             self._set_pcg(b, np.random.PCG64(children[b]).state)
         self.arng[:] = children[-1].generate_state(self.batch_size, np.uint64)
 
-    def _set_pcg(self, b: int, raw: dict) -> None:
+    def _set_pcg(self, b: int, raw: Mapping[str, Any]) -> None:
         state, inc = raw["state"]["state"], raw["state"]["inc"]
         self.pcg[b] = [state >> 64, state & _M64, inc >> 64, inc & _M64, raw["has_uint32"], raw["uinteger"]]
 
@@ -309,7 +312,7 @@ class BatchEngine:
         K.batch_observe(self.hot, self.turn, self.cf, self.tab, seat_arr, out)
         return out
 
-    def observe_rows(self, rows: Sequence[int], seats: Sequence[int]) -> np.ndarray:
+    def observe_rows(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray) -> np.ndarray:
         """Observation of ``seats[i]`` in game ``rows[i]``, one row each."""
         rows_arr = _as_rows(rows, self.batch_size)
         seat_arr = np.asarray(seats, dtype=np.int64).reshape(-1)
@@ -397,7 +400,7 @@ class BatchEngine:
         for k, pile in enumerate(state.building):
             hot[K.G_BN + k] = len(pile)
             cold[K.K_BUILD + 12 * k : K.K_BUILD + 12 * k + len(pile)] = pile
-        stock_size = self.config.stock_size
+        stock_size: int = self.config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
         for seat in range(self.config.num_players):
             h = K.G_SEATS + seat * K.SEAT_HOT
             c = K.K_SEATS + seat * int(self.cf[K.C_SC])
@@ -426,7 +429,7 @@ class BatchEngine:
         slot = int(_as_rows([slot], self.batch_size)[0])
         hot = self.hot[slot].astype(np.int64).tolist()
         cold = self.cold[slot].astype(np.int64).tolist()
-        stock_size = self.config.stock_size
+        stock_size: int = self.config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
         hands, stocks, discards = [], [], []
         for seat in range(self.config.num_players):
             h = K.G_SEATS + seat * K.SEAT_HOT

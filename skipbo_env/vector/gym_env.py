@@ -33,9 +33,29 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..aec import parse_config
 from ..encoding import observation_layout
 from ..rules import GameConfig
 from .learner import LearnerBatch
+
+VECTOR_DEFAULTS: dict[str, Any] = {
+    "opponents": "random",
+    "learner_seat": None,
+    "illegal_action": "raise",
+    "reward_shaping": False,
+    "seed": None,
+}
+"""The vector env's own keyword configuration (game keys come on top), with defaults."""
+
+
+def make_vector_env(num_envs: int = 1, **config: Any) -> SkipBoVectorEnv:
+    """``SkipBo-v0``'s vector entry point: ``gymnasium.make_vec("SkipBo-v0", num_envs=64,
+    vector_mode="vector_entry_point", num_players=2, opponents="greedy")`` returns a
+    :class:`SkipBoVectorEnv` over the batched engine (needs the ``fast`` extra). Keywords
+    are the single-agent env's (every ``GameConfig`` field, ``opponents``, ``learner_seat``,
+    ``illegal_action``, ``reward_shaping``) plus ``seed``; an unknown one raises ConfigError."""
+    game, options = parse_config(config, VECTOR_DEFAULTS)
+    return SkipBoVectorEnv(game, num_envs, **options)
 
 
 class SkipBoVectorEnv(VectorEnv):

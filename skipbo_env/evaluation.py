@@ -1,0 +1,144 @@
+"""Tournaments between agents: ``skipbo evaluate --agents heuristic greedy --games 2000 --seed 0``
+(in the repository also ``python evaluate.py ...``).
+
+Agents are scripted names (``random``, ``greedy``, ``heuristic``), shipped trained agents
+(``ppo-2p``) or paths to
+agent files (``.safetensors``, written by ``train.py --export``); with
+``--allow-pickle`` also MaskablePPO checkpoints (.zip) and RLlib checkpoint
+folders, which are pickles and can run code when loaded. Seats rotate and
+deals are paired: every deal is replayed in each seating, so every agent
+plays every seat, and moves first, equally often. With fewer agents than
+seats the agents are cycled over the seats (4 players, 2 agents: A B A B
+and B A B A; in the partner game the partners are the same agent). Prints markdown tables and writes
+``results.json``, ``agents.csv``, ``games.csv`` and ``win_rates.png`` to
+``--out``. The work is in :func:`skipbo_env.agents.tournament.run_tournament`; see
+docs/baselines.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from tqdm import tqdm
+
+from .agents import known_agents
+from .agents.report import markdown, write_outputs
+from .agents.tournament import participant_labels, run_tournament
+from .rules import ConfigError, GameConfig
+
+
+def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description="Seat-balanced, deal-paired tournaments between Skip-Bo agents (see docs/baselines.md).",
+        prog=prog,
+        epilog="Example: skipbo evaluate --agents heuristic greedy --games 2000 --seed 0",
+    )
+    parser.add_argument(
+        "--agents", nargs="+", required=True, metavar="AGENT",
+        help=f"agent names ({', '.join(known_agents())}) or agent file paths (.safetensors); at most one per "
+        "seat (per team in the partner game), cycled over the seats when fewer",
+    )
+    parser.add_argument(
+        "--allow-pickle", action="store_true",
+        help="also load pickled model files: MaskablePPO checkpoints (.zip) and RLlib checkpoint folders. "
+        "A pickled model file can run arbitrary code when loaded; only use it for files you made or trust",
+    )
+    parser.add_argument("--games", type=int, default=2000,
+                        help="total games, a multiple of the seatings per deal (default 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--players", type=int, default=2, help="players per game, 2-6 (default 2)")
+    parser.add_argument("--partner", action="store_true", help="partner game (4 or 6 players, R27)")
+    parser.add_argument("--short", action="store_true", help="short game: stocks of 10 (R26)")
+    parser.add_argument("--stock-size", type=int, default=None, help="cards per stock (default by R6)")
+    parser.add_argument("--turn-limit", type=int, default=1000,
+                        help="turns before a game is truncated with no winner (R23, default 1000)")
+    parser.add_argument("--no-wild-discard", action="store_true",
+                        help="variant: wilds may not be discarded (§9)")
+    parser.add_argument("--must-play-stock", action="store_true",
+                        help="variant: no discard while the stock top can be played (§9)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="processes (default: every core); results do not depend on it")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default runs/evaluate/<agents>-<players>p-seed<seed>)")
+    parser.add_argument("--save-records", metavar="DIR", default=None,
+                        help="also write one game record JSON per game to DIR (for replay)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def default_run_name(labels: tuple[str, ...], config: GameConfig, seed: int) -> str:
+    """``<agents>-<players>p[-partner][-short|-stockN][-nowilddiscard][-muststock][-limitN]-seed<seed>``."""
+    parts = ["-".join(labels), f"{config.num_players}p"]
+    if config.partner_game:
+        parts.append("partner")
+    if config.short_game:
+        parts.append("short")
+    elif config.stock_size != GameConfig(num_players=config.num_players).stock_size:
+        parts.append(f"stock{config.stock_size}")
+    if not config.allow_wild_discard:
+        parts.append("nowilddiscard")
+    if config.must_play_stock:
+        parts.append("muststock")
+    if config.turn_limit != GameConfig().turn_limit:
+        parts.append(f"limit{config.turn_limit}")
+    parts.append(f"seed{seed}")
+    return "-".join(parts)
+
+
+def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
+    """Run a tournament from the command line; returns the exit code."""
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    try:
+        config = GameConfig(
+            num_players=args.players,
+            stock_size=args.stock_size,
+            short_game=args.short,
+            partner_game=args.partner,
+            allow_wild_discard=not args.no_wild_discard,
+            must_play_stock=args.must_play_stock,
+            turn_limit=args.turn_limit,
+        )
+    except ConfigError as exc:
+        parser.error(str(exc))
+    specs = tuple(os.fspath(a) for a in args.agents)
+    out = args.out or os.path.join("runs", "evaluate", default_run_name(participant_labels(specs), config, args.seed))
+    for flag, folder in (("--out", out), ("--save-records", args.save_records)):
+        if folder is not None and os.path.exists(folder) and not os.path.isdir(folder):
+            parser.error(f"{flag} {folder}: exists and is not a folder")  # checked before any game is played
+    bar = None
+
+    def progress(done: int) -> None:
+        nonlocal bar
+        if bar is None:  # opened once the tournament's arguments are checked
+            bar = tqdm(total=args.games, unit="game", file=sys.stderr, smoothing=0.1)
+        bar.update(done)
+
+    start = time.perf_counter()
+    try:
+        result = run_tournament(
+            args.agents, config, games=args.games, seed=args.seed, workers=args.workers,
+            records_dir=args.save_records, progress=None if args.no_progress else progress,
+            allow_pickle=args.allow_pickle,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - start
+    extra = {"wall_seconds": wall, "workers": args.workers or os.cpu_count(), "argv": sys.argv[1:]}
+    paths = write_outputs(result, out, extra)
+    print(markdown(result))
+    print()
+    print(f"Wall time {wall:.1f} s. Wrote {', '.join(str(p) for p in paths)}.")
+    if args.save_records:
+        print(f"Game records in {args.save_records}.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,97 @@
+"""Train a MaskablePPO agent against scripted opponents (``skipbo train``; in the repository also ``python train.py``).
+
+    skipbo train --config configs/quick.yaml
+    skipbo train --config configs/default.yaml --seed 3 --ppo.learning_rate 1e-4
+    skipbo train --resume runs/default            # continue from the last checkpoint
+    skipbo train --export runs/default/best.zip my_agent.safetensors --allow-pickle   # to share
+
+Every configuration field (see ``--help``) can be overridden with its dotted
+name; values are read as YAML (``--opponents.mix '{greedy: 1, heuristic: 1}'``).
+Outputs go to ``runs/<name>/`` (see skipbo_env/training/run.py and README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..rules import ConfigError, SkipBoError
+from .config import TrainConfig, flat_fields, load_yaml_text
+
+
+def build_parser(prog: str = "skipbo train") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
+    parser.add_argument("--config", default="configs/default.yaml", help="YAML file (default: %(default)s)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--export", nargs=2, metavar=("MODEL", "OUT"),
+                        help="write the checkpoint MODEL (e.g. runs/default/best.zip) as the agent file OUT "
+                             "(.safetensors: weights and a JSON description, nothing pickled, safe for anyone to "
+                             "load; plays exactly as MODEL); needs --allow-pickle; then exit")
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help="with --export: load MODEL although it is a pickle (a .zip checkpoint). A pickled "
+                             "model file can run arbitrary code when loaded; only use it for files you made or trust")
+    group = parser.add_argument_group("configuration fields (override the YAML file)")
+    for name, tp, help_text in flat_fields():
+        type_name = getattr(tp, "__name__", str(tp)).replace("typing.", "")
+        group.add_argument(f"--{name}", dest=f"set:{name}", default=argparse.SUPPRESS, metavar="VALUE",
+                           help=f"{help_text} [{type_name}]".strip())
+    return parser
+
+
+def parse_overrides(args: argparse.Namespace, prog: str = "skipbo train") -> dict[str, object]:
+    """The ``--<dotted.field> VALUE`` overrides, each read as strictly as a configuration file."""
+    overrides = {}
+    for key, raw in vars(args).items():
+        if key.startswith("set:"):
+            shown = raw if len(raw) <= 60 else raw[:45] + "..."
+            try:  # as strictly as a configuration file: no duplicate keys, no aliases
+                overrides[key[4:]] = load_yaml_text(raw, f"--{key[4:]} {shown!r}")
+            except ConfigError as exc:
+                raise SystemExit(f"{prog}: error: {str(exc).removeprefix('config: ')}") from None
+    return overrides
+
+
+def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
+    """Run the command; returns the exit code (errors print one line naming ``prog``)."""
+    args = build_parser(prog).parse_args(argv)
+    # torch and stable-baselines3 load with these modules: after argument parsing, so --help is instant
+    from .checkpoints import CheckpointError, export_agent
+    from .run import load_run_config, print_summary, train
+
+    overrides = parse_overrides(args, prog)
+    if args.allow_pickle and not args.export:
+        print(f"{prog}: error: --allow-pickle only applies to --export (a run loads its own checkpoints)",
+              file=sys.stderr)
+        return 2
+    if args.export:
+        try:
+            out = export_agent(*args.export, allow_pickle=args.allow_pickle)
+        except CheckpointError as exc:
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+        return 0
+    try:
+        if args.resume:
+            cfg = load_run_config(args.resume, overrides)
+        else:
+            cfg = TrainConfig.from_yaml(args.config, overrides)
+        summary = train(cfg, resume_dir=args.resume, progress=not args.no_progress)
+    except (SkipBoError, CheckpointError) as exc:  # a run folder's lock and write errors are CheckpointErrors
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. a run folder that cannot be created
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{prog}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print_summary(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

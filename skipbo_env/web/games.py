@@ -1,0 +1,328 @@
+"""Games in memory: a match of Skip-Bo games with human and agent seats, and the bounded store.
+
+A :class:`WebGame` runs its moves through the one game loop,
+:func:`skipbo_env.episode.decisions`: every seat gets an agent there; a human
+seat's agent returns the move its person sent (already checked against the
+rules' legal-move list) or pauses the loop when there is none, and an agent
+seat pauses the loop when its move budget (watch mode's step size) is spent.
+After every move the game keeps a *step*: who moved, the move, and the table
+as each human seat sees it (play mode, built from that seat's view alone) or
+the full table (watch mode, agents only). Browsers fetch the steps they have
+not seen and animate them at their own pace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..agents import agent_label, derive_seed
+from ..encoding import decode_action, num_actions
+from ..episode import AgentError, decisions
+from ..human import explain_illegal, parse_key, seat_name
+from ..records import GameRecord, GameRecorder
+from ..rules import GameConfig, GameState, game_points, new_game
+from ..rules.scoring import MATCH_TARGET
+from .tables import full_table, legal_json, move_json, seat_table
+
+HUMAN = "human"
+MAX_STEPS_KEPT = 400
+"""Steps a game keeps for browsers to animate; a browser further behind gets the current table."""
+MAX_ADVANCE = 50
+"""Agent moves one watch-mode request may ask for."""
+
+
+class WebError(Exception):
+    """A request the server refuses: an HTTP status and a message for the person."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class _Pause(Exception):
+    """Raised inside the game loop by a seat that has no move now (a person who has not
+    moved, or an agent whose budget is spent); the state stays before that seat's move."""
+
+
+class _SeatAgent:
+    """One seat in the game loop: a person's pending move, or an agent with a move budget."""
+
+    def __init__(self, game: WebGame, seat: int, agent: Any | None) -> None:
+        self.game, self.seat, self.agent = game, seat, agent
+
+    def act(self, observation: Any) -> int:
+        game = self.game
+        if self.agent is None:
+            action = game._pending
+            if action is None:
+                raise _Pause
+            game._pending = None
+            return action
+        if game._budget <= 0:
+            raise _Pause
+        game._budget -= 1
+        return int(self.agent.act(observation))
+
+
+@dataclasses.dataclass
+class Step:
+    index: int
+    seat: int
+    move: dict[str, Any]
+    tables: dict[int | None, str]
+    """Table JSON text after the move, per human seat (``None``: the full table of watch mode)."""
+
+
+class WebGame:
+    """A match of games played in the browser.
+
+    Args:
+        config: the game's configuration (first player: the deal's own draw, then passing left).
+        specs: one per seat: ``"human"`` or an agent spec the loader accepts.
+        load: ``load(spec, config, seed)`` builds an agent (the app passes
+            :func:`skipbo_env.agents.load_agent` with its pickle setting).
+        seed: seed of the match (deals and agents).
+        target: points that win the match (R25).
+    """
+
+    def __init__(self, config: GameConfig, specs: Sequence[str], load: Callable[[str, GameConfig, int], Any],
+                 seed: int, target: int = MATCH_TARGET) -> None:
+        self.id = secrets.token_urlsafe(12)
+        self.config = config
+        self.specs = list(specs)
+        self.humans = [s for s, spec in enumerate(specs) if spec == HUMAN]
+        self.mode = "play" if self.humans else "watch"
+        self.tokens = {s: secrets.token_urlsafe(16) for s in self.humans}
+        self.labels = [HUMAN if spec == HUMAN else agent_label(spec) for spec in specs]
+        self.seed, self.target = seed, target
+        self.lock = threading.Lock()
+        self.touched = time.monotonic()
+        self._rng = np.random.default_rng(seed)
+        self._load = load
+        self.agents: dict[int, Any] = {}
+        for s, spec in enumerate(specs):
+            if spec != HUMAN:
+                self.agents[s] = load(spec, config, derive_seed(seed, s, bits=32))
+        self.scores = [0] * config.num_teams
+        self.history: list[list[int]] = []
+        self.game_no = -1
+        self.first = int(self._rng.integers(config.num_players)) if config.first_player is None else config.first_player
+        self._pending: int | None = None
+        self._budget = 0
+        self.error: str | None = None
+        self._deal()
+
+    # ------------------------------------------------------------ games of the match
+    def _deal(self) -> None:
+        self.game_no += 1
+        game_config = dataclasses.replace(self.config, first_player=(self.first + self.game_no) % self.config.num_players)
+        self.state: GameState = new_game(game_config, seed=int(self._rng.integers(2**63)))
+        self.recorder: GameRecorder = GameRecord.start(self.state, self.labels)
+        self.steps: deque[Step] = deque(maxlen=MAX_STEPS_KEPT)
+        self.step_count = 0
+        self.error = None
+        if self.mode == "play":
+            self._advance(limit=self.config.move_limit)
+
+    @property
+    def match_over(self) -> bool:
+        return max(self.scores) >= self.target
+
+    def next_game(self) -> None:
+        if not self.state.is_over:
+            raise WebError(409, "this game is not over yet")
+        if self.match_over:
+            raise WebError(409, "the match is over")
+        self._deal()
+
+    # ------------------------------------------------------------ the game loop
+    def _advance(self, limit: int, action: int | None = None) -> None:
+        """Run the game loop: the person's ``action`` (if any), then agents' moves until a
+        person is to move, the game ends or ``limit`` agent moves are made."""
+        self._pending, self._budget = action, limit
+        seats = [_SeatAgent(self, s, self.agents.get(s)) for s in range(self.config.num_players)]
+        loop = decisions(self.state, seats, self.labels)
+        made: tuple[int, dict[str, Any]] | None = None
+        while True:
+            try:
+                decision = next(loop, None)
+            except _Pause:
+                decision = None
+            except AgentError as exc:
+                decision, self.error = None, str(exc)
+            except Exception as exc:  # an agent that breaks stops the game, not the server
+                decision, self.error = None, f"{type(exc).__name__}: {exc}"
+            if made is not None:  # the loop applied the previous move before it stopped or asked on
+                self._record(*made)
+                made = None
+            if decision is None:
+                break
+            seat = decision.seat
+            made = (seat, move_json(decision.move, self.state.view(seat), seat, self.config))
+            self.recorder.add(decision.move)
+        self._pending = None
+        if self.state.is_over and len(self.history) == self.game_no:
+            points = list(game_points(self.state))
+            self.history.append(points)
+            self.scores = [a + b for a, b in zip(self.scores, points, strict=True)]
+
+    def _record(self, seat: int, move: dict[str, Any]) -> None:
+        move = {**move, "seat": seat, "name": seat_name(seat, self.labels)}
+        if self.mode == "play":
+            tables = {h: json.dumps(seat_table(self.state.view(h), self.labels)) for h in self.humans}
+        else:
+            tables = {None: json.dumps(full_table(self.state, self.labels))}
+        self.steps.append(Step(self.step_count, seat, move, tables))
+        self.step_count += 1
+
+    # ------------------------------------------------------------ requests
+    def check_seat(self, seat: Any, token: Any) -> int | None:
+        """The human seat a request speaks for (``None`` in watch mode); 403 without its token."""
+        if self.mode == "watch":
+            return None
+        if type(seat) is not int or seat not in self.tokens:
+            raise WebError(400, f"seat must be one of the human seats {self.humans}, got {seat!r}")
+        if not isinstance(token, str) or not secrets.compare_digest(token, self.tokens[seat]):
+            raise WebError(403, "this link's token does not belong to that seat")
+        return seat
+
+    def move(self, seat: int, action: Any = None, key: Any = None, seen: Any = None) -> None:
+        """The person at ``seat`` moves; the rules' legal-move list decides, nothing changes otherwise."""
+        if self.error:
+            raise WebError(409, f"the game stopped: {self.error}")
+        if self.state.is_over:
+            raise WebError(409, "the game is over")
+        if seen is not None and seen != self.step_count:
+            raise WebError(409, f"the game has moved on (you saw {seen} moves, there are {self.step_count}); "
+                                "reload the table")
+        if self.state.current != seat:
+            raise WebError(409, f"it is not your turn: {seat_name(self.state.current, self.labels, seat)} is to move")
+        view = self.state.view(seat)
+        legal = {m["id"]: m for m in legal_json(view)}
+        if action is None and key is None:
+            raise WebError(400, "send a move: an action id or a move key")
+        if action is not None:
+            if type(action) is not int:
+                raise WebError(400, f"the action must be an integer move id, got {action!r}")
+            if action not in legal:
+                raise WebError(422, "not a legal move now: " + self._why(view, action))
+        else:
+            if not isinstance(key, str) or len(key) > 20:
+                raise WebError(400, "the key must be a short move key such as h5>2")
+            try:
+                parsed = parse_key(key)
+            except ValueError as exc:
+                raise WebError(400, str(exc)) from None
+            action = move_json(parsed, view, seat, self.config)["id"]
+            if action not in legal:
+                raise WebError(422, "not a legal move now: " + explain_illegal(view, parsed))
+        self._advance(limit=self.config.move_limit, action=action)
+
+    def _why(self, view: Any, action: int) -> str:
+        if not 0 <= action < num_actions(self.config):
+            return f"move id {action} is not in the action table (0..{num_actions(self.config) - 1})"
+        return explain_illegal(view, decode_action(action, self.config))
+
+    def advance(self, count: Any) -> None:
+        """Watch mode: up to ``count`` more agent moves."""
+        if self.mode != "watch":
+            raise WebError(400, "only a game of agents alone advances on request")
+        if type(count) is not int or not 0 <= count <= MAX_ADVANCE:
+            raise WebError(400, f"advance must be an integer 0..{MAX_ADVANCE}, got {count!r}")
+        if count and not self.state.is_over and not self.error:
+            self._advance(limit=count)
+
+    def snapshot(self, seat: int | None, since: Any = None) -> dict[str, Any]:
+        """What the browser of ``seat`` (``None``: watch mode) gets: steps after ``since``, the
+        current table, its legal moves and the match."""
+        if since is not None and (type(since) is not int or since < 0):
+            raise WebError(400, f"since must be a move count >= 0, got {since!r}")
+        first = self.steps[0].index if self.steps else self.step_count
+        steps = []
+        if since is not None and first <= since <= self.step_count:
+            steps = [{**s.move, "index": s.index, "table": json.loads(s.tables[seat])}
+                     for s in self.steps if s.index >= since]
+        if seat is None:
+            table = full_table(self.state, self.labels)
+            legal: list[dict[str, Any]] = []
+        else:
+            view = self.state.view(seat)
+            table = seat_table(view, self.labels)
+            legal = legal_json(view)
+        return {
+            "game_id": self.id,
+            "mode": self.mode,
+            "seat": seat,
+            "game_no": self.game_no,
+            "moves": self.step_count,
+            "since": since,
+            "steps": steps,
+            "table": table,
+            "legal": legal,
+            "error": self.error,
+            "match": {
+                "scores": list(self.scores),
+                "target": self.target,
+                "games": list(self.history),
+                "over": self.match_over,
+                "points": list(game_points(self.state)) if self.state.is_over else None,
+                "sides": [" and ".join(seat_name(s, self.labels, seat) for s in self.config.team_seats(t))
+                          for t in range(self.config.num_teams)],
+            },
+        }
+
+    def record(self) -> GameRecord:
+        return self.recorder.record()
+
+
+class GameStore:
+    """The games in memory: at most ``max_games``; a game untouched for ``ttl`` seconds is dropped."""
+
+    def __init__(self, max_games: int = 100, ttl: float = 1800.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_games, self.ttl, self.clock = max_games, ttl, clock
+        self._games: dict[str, WebGame] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def sweep(self) -> None:
+        now = self.clock()
+        with self._lock:
+            for gid in [g for g, game in self._games.items() if now - game.touched > self.ttl]:
+                del self._games[gid]
+
+    def add(self, game: WebGame) -> None:
+        self.sweep()
+        with self._lock:
+            if len(self._games) >= self.max_games:
+                raise WebError(503, f"the server holds its maximum of {self.max_games} games; "
+                                    "try again when one has ended or expired")
+            game.touched = self.clock()
+            self._games[game.id] = game
+
+    def room(self) -> None:
+        """503 now, before agents load, when no game can be added."""
+        self.sweep()
+        if len(self._games) >= self.max_games:
+            raise WebError(503, f"the server holds its maximum of {self.max_games} games; "
+                                "try again when one has ended or expired")
+
+    def get(self, gid: str) -> WebGame:
+        self.sweep()
+        with self._lock:
+            game = self._games.get(gid)
+            if game is None:
+                raise WebError(404, f"no game {gid!r}: it never existed or expired after "
+                                    f"{self.ttl / 60:g} minutes without activity")
+            game.touched = self.clock()
+            return game

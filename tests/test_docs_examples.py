@@ -1,0 +1,187 @@
+"""README truth: every ```python and ```bash block of README.md and docs/ runs as written.
+
+Each block is run on its own, exactly as it stands in the file, in a fresh
+subprocess whose working directory is the repository root (`python` and the
+project's console scripts on PATH are this interpreter's, as in an activated
+virtual environment; one thread per process). A block that fails makes its
+test fail with the file and line of its opening fence, its exit status and the
+end of its output.
+
+A block that cannot run in CI as written (it needs the `rllib` extra, a long
+training run, a cluster, a person at the keyboard) is excluded only by an
+explicit marker on the line right before its fence (blank lines between are
+allowed)::
+
+    <!-- not run: needs the rllib extra -->
+
+Excluded blocks are reported as skipped with their reason (`pytest -rs`), and
+`test_excluded_blocks_are_few_and_explained` lists them all. Blocks in other
+languages (``json``, plain text, terminal transcripts) are not run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN_LANGS = ("python", "bash")
+MARKER = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>.*?)\s*-->\s*$")
+OPEN = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w+-]*)\s*$")
+TIMEOUT_S = 300
+# Blocks that change an environment (install packages, create or set up a venv, start a
+# cluster) must carry a marker: the test refuses to run them rather than touch the venv it runs in.
+ENV_CHANGING = re.compile(r"pip\s+install|-m\s+venv|\.ci/setup|\.ci/run|ray\s+start|uv\s+pip")
+OUTPUT_TAIL = 4000
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str  # the file, relative to the repository root
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+    excluded: str | None  # the marker's reason, None when the block runs
+
+    @property
+    def where(self) -> str:
+        return f"{self.name}:{self.line}"
+
+
+def doc_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def extract_blocks(path: Path, root: Path = ROOT) -> list[Block]:
+    """The fenced code blocks of one Markdown file, with the marker before each."""
+    name = path.relative_to(root).as_posix()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = OPEN.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, lang, start = m["indent"], m["lang"], i
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != "```":
+            j += 1
+        if j == len(lines):
+            raise AssertionError(f"{name}:{start + 1}: unclosed code block")
+        body = [ln[len(indent) :] if ln.startswith(indent) else ln.lstrip() for ln in lines[start + 1 : j]]
+        k = start - 1
+        while k >= 0 and not lines[k].strip():
+            k -= 1
+        marker = MARKER.match(lines[k]) if k >= 0 else None
+        excluded = marker["reason"] if marker else None
+        if marker is not None and not excluded:
+            raise AssertionError(f"{name}:{k + 1}: 'not run' marker without a reason")
+        blocks.append(Block(name, start + 1, lang, "\n".join(body) + "\n", excluded))
+        i = j + 1
+    return blocks
+
+
+def all_blocks() -> list[Block]:
+    return [b for path in doc_files() for b in extract_blocks(path) if b.lang in RUN_LANGS]
+
+
+BLOCKS = all_blocks()
+
+
+def run_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def tail(text: str) -> str:
+    return text if len(text) <= OUTPUT_TAIL else "...\n" + text[-OUTPUT_TAIL:]
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[b.where for b in BLOCKS])
+def test_doc_block_runs(block: Block) -> None:
+    if block.excluded is not None:
+        pytest.skip(f"{block.where}: not run: {block.excluded}")
+    if block.lang == "bash" and ENV_CHANGING.search(block.code):
+        pytest.fail(
+            f"{block.where}: this block changes an environment (installs, venvs, clusters); "
+            "mark it '<!-- not run: reason -->' instead of running it here",
+            pytrace=False,
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        if block.lang == "python":
+            script = Path(tmp) / "doc_block.py"
+            script.write_text(block.code, encoding="utf-8")
+            cmd = [sys.executable, str(script)]
+        else:
+            cmd = ["bash", "-e", "-o", "pipefail", "-c", block.code]
+        try:
+            proc = subprocess.run(
+                cmd,
+                cwd=ROOT,
+                env=run_env(),
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            pytest.fail(
+                f"{block.where}: ```{block.lang} block ran past {TIMEOUT_S} s\n{block.code}", pytrace=False
+            )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"{block.where}: ```{block.lang} block failed with exit status {proc.returncode}\n"
+            f"--- block ---\n{block.code}--- stdout ---\n{tail(proc.stdout)}\n--- stderr ---\n{tail(proc.stderr)}",
+            pytrace=False,
+        )
+
+
+def test_excluded_blocks_are_few_and_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    """Lists every excluded block with its reason; most blocks must run."""
+    excluded = [b for b in BLOCKS if b.excluded is not None]
+    with capsys.disabled():
+        print(f"\ndoc code blocks: {len(BLOCKS) - len(excluded)} run, {len(excluded)} excluded")
+        for b in excluded:
+            print(f"  {b.where} ({b.lang}): not run: {b.excluded}")
+    assert len(BLOCKS) >= 20, "the docs lost their examples, or the extractor broke"
+    assert len(excluded) * 2 < len(BLOCKS), "more than half of the doc blocks are excluded"
+
+
+def test_markers_sit_before_a_block() -> None:
+    """A 'not run' marker that precedes no code block is a mistake (a moved block)."""
+    stray = []
+    for path in doc_files():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for n, line in enumerate(lines):
+            if MARKER.match(line):
+                k = n + 1
+                while k < len(lines) and not lines[k].strip():
+                    k += 1
+                if k == len(lines) or not OPEN.match(lines[k]):
+                    stray.append(f"{path.relative_to(ROOT)}:{n + 1}")
+    assert not stray, f"'not run' markers not followed by a code block: {stray}"
+
+
+def test_extractor_reads_markers_and_indented_blocks(tmp_path: Path) -> None:
+    doc = tmp_path / "x.md"
+    doc.write_text(
+        "text\n\n<!-- not run: needs Ray -->\n\n```bash\nray start\n```\n\n"
+        "- item\n\n  ```python\n  print(1)\n  ```\n\n```json\n{}\n```\n"
+    )
+    blocks = extract_blocks(doc, root=tmp_path)
+    assert [(b.line, b.lang, b.code, b.excluded) for b in blocks] == [
+        (5, "bash", "ray start\n", "needs Ray"),
+        (11, "python", "print(1)\n", None),
+        (15, "json", "{}\n", None),
+    ]
