@@ -229,7 +229,7 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------- API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         """Start a game; see :func:`start_game` for ``options``.
 
         ``seed`` reseeds the env's generator; ``seed=None`` continues it (on
@@ -313,7 +313,7 @@ class raw_env(AECEnv):
         if self.render_mode == "rgb_array":
             return frame
         if self._window is None:
-            self._window = TableWindow(title=f"Skip-Bo ({self.metadata['name']})", fps=self.metadata["render_fps"])
+            self._window = TableWindow(title=f"Skip-Bo ({self.metadata['name']})", fps=RENDER_FPS)
         self._window.show(frame)
         return None
 

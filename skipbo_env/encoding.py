@@ -65,7 +65,7 @@ def encode_action(move: Move, config: GameConfig) -> int:
     return ids[canonical]
 
 
-def decode_action(action: int, config: GameConfig) -> Move:
+def decode_action(action: object, config: GameConfig) -> Move:
     """The move of action id ``action``; raises ``ValueError`` when out of range."""
     n = num_actions(config)
     if isinstance(action, np.integer):

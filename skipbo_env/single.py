@@ -47,7 +47,7 @@ from .episode import (
     redeal_error,
 )
 from .render import render_table
-from .rules import IllegalMoveError
+from .rules import GameState, IllegalMoveError
 
 SINGLE_DEFAULTS: dict[str, Any] = {
     **ENV_DEFAULTS,
@@ -137,7 +137,7 @@ class SkipBoSingleEnv(gymnasium.Env):
             self._seed_opponents(rng)
             self.aec.reset(seed=int(rng.integers(2**63)), options=options)
             self._play_opponents()
-            if not self.aec.game.is_over:
+            if not self._game.is_over:
                 break
             if options is not None and ("deck" in options or "state" in options):
                 raise ValueError("reset options: the given game ends before the learner's first move")
@@ -165,7 +165,7 @@ class SkipBoSingleEnv(gymnasium.Env):
             raise RuntimeError(f"the env stopped after an error ({self._failure}): call reset()")
         if self._over:
             raise RuntimeError("the episode is over (or never started): call reset()")
-        learner = self.aec.possible_agents[self.learner_seat]
+        learner = self.aec.possible_agents[self._learner]
         try:
             self.aec.step(action)
         except IllegalMoveError:
@@ -236,6 +236,21 @@ class SkipBoSingleEnv(gymnasium.Env):
             self._window = None
 
     # -------------------------------------------------------------- helpers
+    @property
+    def _game(self) -> GameState:
+        """The game in play (after the first reset)."""
+        game = self.aec.game
+        if game is None:
+            raise RuntimeError("call reset() first")
+        return game
+
+    @property
+    def _learner(self) -> int:
+        """The learner's seat in the game in play (after the first reset)."""
+        if self.learner_seat is None:
+            raise RuntimeError("call reset() first")
+        return self.learner_seat
+
     def _stop(self, exc: BaseException) -> None:
         """An error left the game mid-turn (an opponent raised, an illegal opponent action, ...):
         the episode cannot go on, and :meth:`step` says so until :meth:`reset`."""
@@ -247,18 +262,18 @@ class SkipBoSingleEnv(gymnasium.Env):
         n = self.config.num_players
         self._opponent_at = {}
         for k, (agent, name) in enumerate(zip(self.opponents, self._opponent_names, strict=True)):
-            self._opponent_at[(self.learner_seat + 1 + k) % n] = agent
+            self._opponent_at[(self._learner + 1 + k) % n] = agent
             if name is not None:
                 agent.seed(int(rng.integers(2**63)))
 
     def _play_opponents(self) -> float:
         """Opponents' actions until the learner is to move or the game ends; the learner's reward meanwhile."""
-        aec = self.aec
-        learner = aec.possible_agents[self.learner_seat]
+        aec, game = self.aec, self._game
+        learner = aec.possible_agents[self._learner]
         reward = 0.0
-        while not aec.game.is_over and aec.agent_selection != learner:
+        while not game.is_over and aec.agent_selection != learner:
             agent = aec.agent_selection
-            opponent = self._opponent_at[aec.game.current]
+            opponent = self._opponent_at[game.current]
             action = opponent.act(aec.observe(agent))
             try:
                 aec.step(action)
@@ -269,17 +284,17 @@ class SkipBoSingleEnv(gymnasium.Env):
 
     def _observe(self) -> np.ndarray:
         """The learner's vector; keeps its mask (all zeros once the episode is over)."""
-        obs = self.aec.observe(self.aec.possible_agents[self.learner_seat])
+        obs = self.aec.observe(self.aec.possible_agents[self._learner])
         self._mask = np.zeros_like(obs["action_mask"]) if self._over else obs["action_mask"]
         return obs["observation"]
 
     def _info(self, illegal_action: bool = False) -> dict[str, Any]:
         """Public facts: learner seat, turn, the mask, re-deals; winners at the end."""
-        game = self.aec.game
+        game = self._game
         info: dict[str, Any] = {
-            "learner": self.aec.possible_agents[self.learner_seat],
+            "learner": self.aec.possible_agents[self._learner],
             "turn": game.turn,
-            "action_mask": self._mask.copy(),
+            "action_mask": self.action_masks().astype(np.int8),
             "redeals": self._redeals,
         }
         if game.is_over:

@@ -65,7 +65,7 @@ class RLlibAgent:
     ) -> None:
         from .agentfile import pickle_refusal
 
-        self.path = Path(checkpoint)
+        self.path = Path(checkpoint).resolve()  # RLlib reads checkpoints by URI: a relative path has no scheme
         self.config = config
         if not is_rllib_checkpoint(self.path):
             raise CheckpointError(self.path, "not a directory holding an RLlib checkpoint")
