@@ -177,6 +177,7 @@ class WebGame:
 
     def _record(self, seat: int, move: dict[str, Any]) -> None:
         move = {**move, "seat": seat, "name": seat_name(seat, self.labels)}
+        tables: dict[int | None, str]
         if self.mode == "play":
             tables = {h: json.dumps(seat_table(self.state.view(h), self.labels)) for h in self.humans}
         else:
