@@ -39,8 +39,8 @@ def rllib_observation(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def rllib_observation_space(space: spaces.Dict) -> spaces.Dict:
     """The observation space matching :func:`rllib_observation`."""
-    box = space["observation"]
-    n = space["action_mask"].shape[0]
+    box: spaces.Box = space["observation"]  # type: ignore[assignment]  # the AEC env's observation is a Box
+    n = space["action_mask"].shape[0]  # type: ignore[index]  # a Box: it has a shape
     return spaces.Dict(
         {
             "observations": spaces.Box(box.low, box.high, dtype=np.float32),
@@ -58,12 +58,14 @@ class SkipBoRLlibEnv(PettingZooEnv):
     Agent ids are the AEC env's ``player_0`` .. ``player_{n-1}``.
     """
 
+    observation_spaces: dict[str, spaces.Dict]  # set by PettingZooEnv (untyped), replaced in __init__
+
     def __init__(self, env_config: Mapping[str, Any] | None = None) -> None:
         super().__init__(skipbo_env.env(**dict(env_config or {})))
         self.observation_spaces = {
             aid: rllib_observation_space(space) for aid, space in self.observation_spaces.items()
         }
-        self.observation_space = spaces.Dict(self.observation_spaces)
+        self.observation_space = spaces.Dict(self.observation_spaces)  # type: ignore[arg-type]  # dict is invariant
         # PettingZooEnv takes the agent ids from a set; keep the seat order.
         self.agents = list(self.env.possible_agents)
         self.possible_agents = list(self.env.possible_agents)

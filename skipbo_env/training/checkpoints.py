@@ -226,7 +226,7 @@ def load_best_score(run_dir: Path) -> float | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
         raise CheckpointError(path, f"unreadable best-model score ({type(exc).__name__})") from exc
-    score = data.get("score") if isinstance(data, dict) else None
+    score: Any = data.get("score") if isinstance(data, dict) else None
     if type(score) not in (int, float) or not math.isfinite(score) or not 0 <= score <= 1:
         raise CheckpointError(path, f"bad best-model score {_show(score)} (a win rate in [0, 1])")
     return float(score)
@@ -237,7 +237,8 @@ class RunLock:
     """An exclusive ``flock`` on ``<run>/.lock``, held until :meth:`release` or the process ends."""
 
     def __init__(self, path: Path, fd: int) -> None:
-        self.path, self._fd = path, fd
+        self.path = path
+        self._fd: int | None = fd
 
     def release(self) -> None:
         if self._fd is not None:

@@ -378,13 +378,13 @@ def missing_fields(cls: type, data: Mapping[str, Any], prefix: str = "") -> list
         tp = hints.get(f.name)
         value = data[f.name]
         if dataclasses.is_dataclass(tp) and isinstance(value, Mapping):
-            missing.extend(missing_fields(tp, value, f"{name}."))
+            missing.extend(missing_fields(tp, value, f"{name}."))  # type: ignore[arg-type]  # a type hint: a class
         elif typing.get_origin(tp) is tuple and isinstance(value, list):
             item = typing.get_args(tp)[0]
             if dataclasses.is_dataclass(item):
                 for i, v in enumerate(value):
                     if isinstance(v, Mapping):
-                        missing.extend(missing_fields(item, v, f"{name}[{i}]."))
+                        missing.extend(missing_fields(item, v, f"{name}[{i}]."))  # type: ignore[arg-type]  # a class
     return missing
 
 
@@ -461,7 +461,7 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if dataclasses.is_dataclass(tp):
-        return _build(tp, value, path)
+        return _build(tp, value, path)  # type: ignore[arg-type]  # a type hint: a class
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
@@ -521,7 +521,7 @@ def flat_fields(cls: type = TrainConfig, prefix: str = "") -> list[tuple[str, An
             for g in dataclasses.fields(GameConfig):
                 out.append((f"{name}.{g.name}", g.type, "game setting, see skipbo_env.rules.GameConfig"))
         elif dataclasses.is_dataclass(tp):
-            out.extend(flat_fields(tp, f"{name}."))
+            out.extend(flat_fields(tp, f"{name}."))  # type: ignore[arg-type]  # a type hint: a class
         else:
             out.append((name, tp, docs.get(f"{cls.__name__}.{f.name}", "")))
     return out

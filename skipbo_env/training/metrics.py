@@ -56,9 +56,9 @@ def _complete(row: dict[str, str | None]) -> bool:
         return False
     try:
         for name in ("timesteps", "stage", "games"):
-            int(row[name])
+            int(row[name])  # type: ignore[arg-type]  # no None: checked above
         for name in ("wall_seconds", "win_rate", "ci_low", "ci_high", "truncation_rate", "mean_turns"):
-            float(row[name])
+            float(row[name])  # type: ignore[arg-type]  # no None: checked above
     except ValueError:
         return False
     return True

@@ -138,15 +138,18 @@ def _action_tables(n_actions: int) -> dict[str, np.ndarray]:
             kind[a, KINDS.index(move.source)] = 1
             pile_row[a] = move.build_pile
             if move.source is Source.HAND:
+                assert move.card is not None  # a hand play names its card
                 slot = 12 if move.card == WILD else move.card - 1
                 card_row[a], value_row[a] = 1 + slot, slot
             elif move.source is Source.STOCK:
                 card_row[a] = 14
             elif move.source is Source.DISCARD:
+                assert move.discard_pile is not None  # a discard-pile play names its pile
                 card_row[a], src_row[a] = 15 + move.discard_pile, move.discard_pile
             elif move.source is Source.PARTNER_STOCK:
                 card_row[a] = 19
             else:
+                assert move.discard_pile is not None  # a partner-discard play names its pile
                 card_row[a], src_row[a] = 20 + move.discard_pile, 4 + move.discard_pile
         elif isinstance(move, Discard):
             kind[a, 3] = 1
@@ -169,6 +172,19 @@ class ActionScorer(nn.Module):
     """The policy's ``mlp_extractor``: latent_pi is one logit per action, latent_vf the value features."""
 
     PILE_FEATURES = 3 * (GAP_CLASSES + 3)
+
+    # buffers registered in __init__ (register_buffer hides them from the type checker)
+    gap: torch.Tensor
+    need: torch.Tensor
+    numbers: torch.Tensor
+    rel: torch.Tensor
+    slots: torch.Tensor
+    kind: torch.Tensor
+    card_row: torch.Tensor
+    pile_row: torch.Tensor
+    disc_row: torch.Tensor
+    src_row: torch.Tensor
+    value_row: torch.Tensor
 
     def __init__(self, obs_dim: int, n_actions: int, context_arch: tuple[int, ...],
                  scorer_arch: tuple[int, ...], value_arch: tuple[int, ...], activation: type[nn.Module]):
@@ -314,6 +330,9 @@ class ActionScorer(nn.Module):
 class ScorerPolicy(MaskableActorCriticPolicy):
     """MaskablePPO policy whose logits come from :class:`ActionScorer` (no final dense action layer)."""
 
+    # sb3 declares MlpExtractor; any module with latent_dim_pi/vf and forward_actor/critic serves
+    mlp_extractor: ActionScorer  # type: ignore[assignment]
+
     def __init__(self, observation_space, action_space, lr_schedule, context_arch=(256,), scorer_arch=(64, 32),
                  value_arch=(256, 256), activation_fn: type[nn.Module] = nn.ReLU,
                  features_version: int = FEATURES_VERSION, **kwargs):
@@ -327,17 +346,20 @@ class ScorerPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ActionScorer(
-            int(np.prod(self.observation_space.shape)), int(self.action_space.n), self.context_arch,
+            int(np.prod(self.observation_space.shape)),  # type: ignore[arg-type]  # a Box: it has a shape
+            int(self.action_space.n),  # type: ignore[attr-defined]  # a Discrete action space
+            self.context_arch,
             self.scorer_arch, self.value_arch, self.activation_fn,
         )
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
         self.action_net = nn.Identity()  # the scorer's output already is one logit per action
-        last = self.mlp_extractor.scorer[-1]
+        last: nn.Linear = self.mlp_extractor.scorer[-1]  # type: ignore[assignment]  # the scorer ends in a Linear
         nn.init.orthogonal_(last.weight, gain=0.01)
         nn.init.zeros_(last.bias)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # a concrete optimizer (Adam): it takes lr
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()

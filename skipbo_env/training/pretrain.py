@@ -75,11 +75,14 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
     """Play ``deals``; at the learner's seat the student (if any, else the teacher) moves and the teacher labels."""
     if student is not None:
         torch.set_num_threads(1)  # one process per core
-    obs_list, mask_list, act_list, ret_list = [], [], [], []
+    obs_list: list[np.ndarray] = []
+    mask_list: list[np.ndarray] = []
+    act_list: list[int] = []
+    ret_list: list[float] = []
     wins = agreed = 0
     student_agent = None if student is None else load_agent(student, game, allow_pickle=True)  # the run's own model
     for deal in deals:
-        agents = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
+        agents: list[Agent] = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
         learner = agents[deal.learner] = _Labelled(agents[deal.learner], student_agent)
         state = new_game(game, seed=deal.deal_seed)
         rewards: list[float] = []

@@ -67,7 +67,7 @@ def check_policy(path: str | os.PathLike, policy: Any, ppo: PPOSettings) -> None
 
     from .policy import ScorerPolicy
 
-    kinds = {MaskableActorCriticPolicy: "mlp", ScorerPolicy: "scorer"}
+    kinds: dict[type, str] = {MaskableActorCriticPolicy: "mlp", ScorerPolicy: "scorer"}
     kind = kinds.get(type(policy), type(policy).__name__)
     if kind != ppo.policy:
         raise CheckpointError(path, f"its policy is {kind}, the run's configuration says ppo.policy: {ppo.policy}")

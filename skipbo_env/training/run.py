@@ -82,7 +82,7 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None) -> MaskablePPO
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     policy_kwargs: dict = {"activation_fn": activation}
     if p.policy == "scorer":
-        policy: object = ScorerPolicy
+        policy: str | type[ScorerPolicy] = ScorerPolicy
         policy_kwargs.update(context_arch=list(p.net_arch), value_arch=list(p.net_arch), scorer_arch=list(p.scorer_arch),
                              features_version=FEATURES_VERSION)  # saved with the model, checked on load
     else:
@@ -108,6 +108,8 @@ def evaluation_lineup(model_file: str, opponent: str, cfg: TrainConfig) -> list[
 # ============================================================== the run
 class Trainer:
     """Owns one run folder; :meth:`run` trains until ``total_timesteps``."""
+
+    resume_from: Path | None  # set by _open: the checkpoint to resume, None for a new run
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool = True) -> None:
         self.cfg = cfg
@@ -214,10 +216,12 @@ class Trainer:
         """Behaviour cloning of the teacher, then an evaluation at step 0 (the curve's first point)."""
         p = self.cfg.pretrain
         cfg = self.cfg
+        assert p.teacher is not None  # _open calls _pretrain only with a teacher
         demos = collect(cfg.game, p.teacher, p.opponents, p.games, cfg.seed, cfg.ppo.gamma,
                         cfg.reward_shaping, progress=self.progress, workers=p.workers)
-        stats = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed, progress=self.progress)
-        rounds = [dict(stats, round=0, games=p.games, teacher_win_rate=demos.wins / max(1, demos.games),
+        stats: dict[str, Any] = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed,
+                                    progress=self.progress)
+        rounds: list[dict[str, Any]] = [dict(stats, round=0, games=p.games, teacher_win_rate=demos.wins / max(1, demos.games),
                        seconds=round(self.wall_seconds(), 1))]
         for r in range(1, p.dagger_rounds + 1):
             student = self.run_dir / f".dagger_student_{r}.zip"
@@ -294,7 +298,7 @@ class Trainer:
         eval_file = self.run_dir / f".eval_model_{steps:010d}.zip"  # unique: tournament workers cache agents by path
         with writing(eval_file):
             self.model.save(eval_file)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for opponent in cfg.eval.agents:
             result = run_tournament(
                 evaluation_lineup(str(eval_file), opponent, cfg), cfg.game,
@@ -311,7 +315,7 @@ class Trainer:
         self.model.logger.dump(steps)
         with writing(self.metrics_path):
             append_rows(self.metrics_path, rows)
-        self.last_eval = {r["opponent"]: r["win_rate"] for r in rows}
+        self.last_eval: dict[str, float] = {r["opponent"]: r["win_rate"] for r in rows}
         score = self.last_eval[cfg.eval.best_against]
         if st.best_score is None or score > st.best_score:
             st.best_score = score
@@ -328,6 +332,7 @@ class Trainer:
         if not stages or st.stage >= len(stages) - 1:
             return
         stage = stages[st.stage]
+        assert stage.promote_at is not None  # every stage but the last has one (TrainConfig checks)
         if all(self.last_eval.get(name, 0.0) >= stage.promote_at for name in stage.opponents):
             st.stage += 1
             self._set_weights()
@@ -339,7 +344,7 @@ class RunCallback(BaseCallback):
     def __init__(self, trainer: Trainer) -> None:
         super().__init__()
         self.trainer = trainer
-        self.bar = None
+        self.bar: Any = None  # a tqdm bar from _on_training_start (tqdm ships no types)
 
     def _on_training_start(self) -> None:
         cfg = self.trainer.cfg
