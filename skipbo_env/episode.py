@@ -158,6 +158,10 @@ class Decision:
     move: Move
 
 
+def _who(seat: int, names: Sequence[str] | None) -> str:
+    return f"player_{seat}" + (f" ({names[seat]})" if names is not None else "")
+
+
 def decisions(state: GameState, agents: Sequence[Any], names: Sequence[str] | None = None) -> Iterator[Decision]:
     """Play ``state`` to its end with ``agents[seat].act(observe(state, seat))``.
 
@@ -172,12 +176,11 @@ def decisions(state: GameState, agents: Sequence[Any], names: Sequence[str] | No
         seat = state.current
         observation = observe(state, seat)
         action = agents[seat].act(observation)
-        who = f"player_{seat}" + (f" ({names[seat]})" if names is not None else "")
         try:
             move = decode_action(action, config)
         except ValueError as exc:
-            raise AgentError(f"{who} chose action {action!r}: {exc}") from exc
+            raise AgentError(f"{_who(seat, names)} chose action {action!r}: {exc}") from exc
         if not observation["action_mask"][int(action)]:
-            raise AgentError(f"{who} chose an illegal move: {move}")
+            raise AgentError(f"{_who(seat, names)} chose an illegal move: {move}")
         yield Decision(seat, observation, int(action), move)
         state.apply(move)

@@ -42,6 +42,7 @@ from .rules import (
     truncation_cause,
 )
 from .rules.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, PILE_COMPLETE
+from .rules.illegal import PARTNER_SOURCES
 from .rules.moves import CANONICAL
 
 Segment = str | tuple[str, str]
@@ -207,7 +208,7 @@ def _top(pile: Sequence[int]) -> int | None:
 
 
 def partner_source(move: Play) -> bool:
-    return move.source in (Source.PARTNER_STOCK, Source.PARTNER_DISCARD)
+    return move.source in PARTNER_SOURCES
 
 
 def _played_card(move: Play, view: SeatView, mover: int) -> int | None:

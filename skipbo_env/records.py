@@ -169,16 +169,6 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
-def remove_temp_files(folder: str | os.PathLike) -> list[Path]:
-    """Delete temporary files that interrupted atomic writes left in ``folder`` (not recursive); returns them."""
-    removed = []
-    for stale in Path(folder).glob(f"{TEMP_PREFIX}*"):
-        if stale.is_file():
-            stale.unlink(missing_ok=True)
-            removed.append(stale)
-    return removed
-
-
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder, fsynced, and a
     rename: a kill at any moment leaves either the old file or the new one."""

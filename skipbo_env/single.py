@@ -199,11 +199,15 @@ class SkipBoSingleEnv(gymnasium.Env):
         self.opponents = [make_bot(s, self.config) if isinstance(s, str) else s for s in specs]
         self._opponent_names = [s if isinstance(s, str) else None for s in specs]
 
-    def action_masks(self) -> np.ndarray:
-        """Bool mask of the learner's legal actions (all False once the episode is over)."""
+    def _current_mask(self) -> np.ndarray:
+        """The learner's int8 mask as of the last observation (all zeros once the episode is over)."""
         if self._mask is None:
             raise RuntimeError("call reset() before action_masks()")
-        return self._mask.astype(bool)
+        return self._mask
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the episode is over)."""
+        return self._current_mask().astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         """The table as the learner sees it, or everything with ``render_full=True``:
@@ -294,7 +298,7 @@ class SkipBoSingleEnv(gymnasium.Env):
         info: dict[str, Any] = {
             "learner": self.aec.possible_agents[self._learner],
             "turn": game.turn,
-            "action_mask": self.action_masks().astype(np.int8),
+            "action_mask": self._current_mask().copy(),
             "redeals": self._redeals,
         }
         if game.is_over:
