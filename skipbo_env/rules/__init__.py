@@ -36,6 +36,7 @@ from .moves import (
     move_from_dict,
     move_to_dict,
 )
+from .sampling import sample_state, sample_states, unseen_cards, unseen_counts
 from .scoring import MatchResult, Player, game_points, play_game, play_match
 from .state import GameState, new_game, truncation_cause, validate_deck
 from .view import SeatView
@@ -76,7 +77,11 @@ __all__ = [
     "numbers_missing",
     "play_game",
     "play_match",
+    "sample_state",
+    "sample_states",
     "standard_deck",
     "truncation_cause",
+    "unseen_cards",
+    "unseen_counts",
     "validate_deck",
 ]

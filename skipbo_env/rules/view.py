@@ -4,14 +4,18 @@ A :class:`SeatView` holds exactly the information a player at the table has:
 their own hand, every stock's face-up top and size, the full contents of
 every discard pile (cards were placed face up), the building pile values,
 the other players' hand sizes, the draw and completed pile sizes, whose
-turn it is, the turn counter, seat order and partners. Nothing else is
-copied from the state, so no hidden card (draw pile order, other hands,
-stock cards below the top, completed pile order) can influence it.
+turn it is, the turn counter, seat order and partners; and, at the end of the
+dataclass, the building piles' actual cards (wilds included) and the
+completed pile's cards as a sorted multiset (a seat saw them on the building
+piles before they were set aside, R13; :mod:`.sampling` needs both to know
+which cards are unseen). Nothing else is copied from the state, so no hidden
+card (draw pile order, other hands, stock cards below the top, completed pile
+order) can influence it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .cards import WILD
@@ -45,6 +49,18 @@ class SeatView:
     turn: int
     winner: int | None
     truncated: bool
+    building_piles: tuple[tuple[int, ...], ...] = ()
+    """The building piles' actual cards, bottom to top, wilds included (face up, R4, R12).
+    Defaults to empty for views built by hand; :meth:`from_state` always fills it."""
+    completed_cards: tuple[int, ...] = field(default=(), compare=False)
+    """The completed pile's cards, sorted: every seat saw them on the building piles before
+    they were set aside (R13); only their order is hidden. Empty until a pile completes and
+    again after a reshuffle (R19). Defaults to empty for views built by hand.
+
+    Not part of ``==`` (yet): the tests' ``hidden_reshuffle`` (tests/conftest.py) still
+    treats the completed pile's cards as hidden and mixes them with the unseen cards; once
+    it keeps them in place, this field can compare like the others. Code that must tell
+    two views apart by everything a seat knows compares it explicitly."""
 
     @classmethod
     def from_state(cls, state: GameState, seat: int) -> SeatView:
@@ -66,6 +82,8 @@ class SeatView:
             turn=state.turn,
             winner=state.winner,
             truncated=state.truncated,
+            building_piles=tuple(tuple(p) for p in state.building),
+            completed_cards=tuple(sorted(state.completed)),
         )
 
     # ------------------------------------------------------------ derived
