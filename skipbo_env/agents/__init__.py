@@ -9,6 +9,8 @@
   checkpoints, a ``MaskablePPO`` ``.zip`` (:mod:`.ppo`) or an RLlib checkpoint
   directory (``train_rllib.py``; needs the ``rllib`` extra, :mod:`.rllib`), can
   run code when loaded and need ``allow_pickle=True``.
+* ``load_agent("search")`` (or ``search:W``, ``search:W:C``) builds the search agent
+  (:mod:`.search`: determinized turn search; it plays through ``act_view``).
 * :mod:`.tournament` plays seat-balanced, deal-paired tournaments between
   agents and :mod:`.report` writes their tables and plots (``evaluate.py``).
 
@@ -32,6 +34,7 @@ from .registry import (
     make_agent,
     shipped_agent_path,
 )
+from .search import SearchAgent, parse_search_spec
 
 __all__ = [
     "AGENTS",
@@ -43,11 +46,13 @@ __all__ = [
     "PPOAgent",
     "RandomAgent",
     "ScriptedAgent",
+    "SearchAgent",
     "agent_label",
     "derive_seed",
     "is_checkpoint_spec",
     "known_agents",
     "load_agent",
     "make_agent",
+    "parse_search_spec",
     "shipped_agent_path",
 ]

@@ -46,9 +46,19 @@ def shipped_agent_path(name: str) -> Path:
     return Path(str(resources.files("skipbo_env").joinpath("models").joinpath(filename)))
 
 
+SEARCH = "search"
+"""The search agent (:mod:`skipbo_env.agents.search`): ``search``, ``search:W`` or ``search:W:C``
+(W sampled worlds, C candidate turns per search). Needs the ``fast`` extra (numba)."""
+
+
+def is_search_spec(spec: object) -> bool:
+    """True when ``spec`` names the search agent (``search`` or ``search:...``)."""
+    return isinstance(spec, str) and (spec == SEARCH or spec.startswith(SEARCH + ":"))
+
+
 def known_agents() -> list[str]:
-    """Every name :func:`load_agent` accepts: scripted agents, then shipped trained agents."""
-    return [*AGENTS, *SHIPPED]
+    """Every name :func:`load_agent` accepts: scripted agents, shipped trained agents, then ``search``."""
+    return [*AGENTS, *SHIPPED, SEARCH]
 
 
 def make_agent(name: str, config: GameConfig, seed: int | None = None) -> ScriptedAgent:
@@ -68,7 +78,7 @@ def load_agent(
     spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
 ) -> Agent:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
-    ``ppo-2p``), or the path of an agent file
+    ``ppo-2p``), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
     (``.safetensors``, written by ``train.py --export``; safe to load from anyone).
 
     With ``allow_pickle=True`` also a MaskablePPO checkpoint (``.zip``) or an RLlib
@@ -88,6 +98,10 @@ def load_agent(
         return make_agent(spec, config, seed)
     if isinstance(spec, str) and spec in SHIPPED:
         return PPOAgent(shipped_agent_path(spec), config, seed)
+    if is_search_spec(spec):
+        from .search import SearchAgent, parse_search_spec  # loads the batched engine (numba) only now
+
+        return SearchAgent(config, seed, **parse_search_spec(spec))  # type: ignore[arg-type]  # is_search_spec: a str
     if is_rllib_checkpoint(spec):
         return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
     if is_checkpoint_spec(spec):

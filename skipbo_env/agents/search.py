@@ -1,0 +1,259 @@
+"""SearchAgent (``search``): a turn-level determinized search over what one seat knows.
+
+For each decision that the previous plan did not foresee, the agent
+
+1. **proposes** candidate turn prefixes with the heuristic planner
+   (:mod:`skipbo_env.bots.heuristic`): its depth-first search over the plays the
+   seat can see, keeping the ``candidates`` best-scored sequences instead of
+   only the best. A sequence ends with a discard, an end of turn, a stock play
+   (the next stock card is unknown, R14) or the play that empties the hand
+   (the refill is unknown, R15);
+2. **samples** ``worlds`` full states consistent with the seat's view
+   (:func:`skipbo_env.rules.sampling.sample_states`: other hands, stocks below
+   their tops and the draw pile drawn from the unseen cards);
+3. **simulates** every candidate in every world in the batched engine
+   (:class:`skipbo_env.vector.BatchEngine`): the candidate's moves, then the
+   in-engine greedy agent finishes the turn, plays every other seat's turn and
+   the seat's own next turn;
+4. **scores** each candidate by the mean over worlds of the stock race at that
+   horizon (the opponents' mean stock size minus the own side's, ±``win`` for a
+   game won or lost inside the horizon) plus ``prior`` times the heuristic's own
+   score / 100 (which ranks candidates the simulation cannot tell apart, e.g.
+   two discards), and plays the best candidate's first move.
+
+The rest of the chosen sequence is played without searching again while each
+new view is exactly the one the plan predicted (hand and discard plays reveal
+nothing); any surprise starts a new search. The agent reads only the
+:class:`~skipbo_env.rules.SeatView` (``act_view``); the observation vector does
+not hold enough (no discard piles below the top two, no completed pile), so
+:meth:`SearchAgent.act` refuses with a ValueError.
+
+Budget: ``worlds`` (samples per search) and ``candidates``. Spec strings for
+:func:`skipbo_env.agents.registry.load_agent`: ``search`` (defaults),
+``search:W`` (W worlds) or ``search:W:C`` (W worlds, C candidates). Needs the
+``fast`` extra (numba) for the engine. See ``docs/search.md`` for the choices
+and their measurements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search
+from ..encoding import encode_action, fields_from_view
+from ..rules import GameConfig, Move, Play, SeatView, Source
+from ..rules.sampling import sample_states
+
+DEFAULT_WORLDS = 16
+DEFAULT_CANDIDATES = 6
+DEFAULT_PRIOR = 0.5
+DEFAULT_WIN = 30.0
+MAX_WORLDS = 4096
+MAX_CANDIDATES = 64
+
+
+class _TopK(_Search):
+    """The heuristic planner's search, keeping the ``k`` best sequences (best first)."""
+
+    def __init__(self, obs: Any, config: GameConfig, w: HeuristicWeights, k: int) -> None:
+        super().__init__(obs, config, w)
+        self.k = k
+        self.found: list[tuple[float, int, tuple[Move, ...]]] = []
+
+    def _consider(self, value: float, path: tuple[Move, ...]) -> None:
+        super()._consider(value, path)
+        self.found.append((value, len(self.found), path))
+
+    def top(self) -> list[tuple[float, tuple[Move, ...]]]:
+        self.run()
+        self.found.sort(key=lambda item: (-item[0], item[1]))  # stable: the planner's order breaks ties
+        return [(value, path) for value, _, path in self.found[: self.k]]
+
+
+def parse_search_spec(spec: str) -> dict[str, int]:
+    """``search``, ``search:W`` or ``search:W:C`` -> ``{"worlds": W, "candidates": C}``.
+
+    Raises:
+        ValueError: naming what is wrong with the spec.
+    """
+    if not isinstance(spec, str) or not (spec == "search" or spec.startswith("search:")):
+        raise ValueError(f"a search agent spec is 'search', 'search:W' or 'search:W:C', got {spec!r}")
+    parts = spec.split(":")[1:]
+    if len(parts) > 2:
+        raise ValueError(f"a search agent spec is 'search', 'search:W' or 'search:W:C', got {spec!r}")
+    out = {"worlds": DEFAULT_WORLDS, "candidates": DEFAULT_CANDIDATES}
+    for key, text, high in zip(("worlds", "candidates"), parts, (MAX_WORLDS, MAX_CANDIDATES)):
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= high:
+            raise ValueError(f"search agent spec {spec!r}: {key} must be an int in 1..{high}, got {text!r}")
+        out[key] = int(text)
+    return out
+
+
+class SearchAgent:
+    """Determinized turn search (see the module docstring). Implements ``act_view``.
+
+    Args:
+        config: the game configuration.
+        seed: seeds the agent's generator (sampling and the in-engine rollout agents).
+        worlds: sampled states per search.
+        candidates: turn prefixes the heuristic proposes per search.
+        prior: weight of the heuristic's score (per 100 points) beside the simulated stock race.
+        win: value of a game won (minus: lost) inside the simulated horizon, in stock cards.
+        weights: the heuristic planner's weights.
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        config: GameConfig,
+        seed: int | None = None,
+        *,
+        worlds: int = DEFAULT_WORLDS,
+        candidates: int = DEFAULT_CANDIDATES,
+        prior: float = DEFAULT_PRIOR,
+        win: float = DEFAULT_WIN,
+        weights: HeuristicWeights = DEFAULT_WEIGHTS,
+    ) -> None:
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
+        for key, value, high in (("worlds", worlds, MAX_WORLDS), ("candidates", candidates, MAX_CANDIDATES)):
+            if type(value) is not int or not 1 <= value <= high:
+                raise ValueError(f"{key} must be an int in 1..{high}, got {value!r}")
+        from ..vector import BatchEngine  # needs numba (the 'fast' extra); loaded only for this agent
+        from ..vector import kernels
+
+        self.config = config
+        self.worlds = worlds
+        self.candidates = candidates
+        self.prior = float(prior)
+        self.win = float(win)
+        self.weights = weights
+        self._k = kernels
+        self._engine = BatchEngine(config, worlds * candidates, seed=0)
+        n = config.num_players
+        self._seat_kind = np.full(n, 2, np.int64)  # greedy everywhere ...
+        self._seat_kind[0] = 0  # ... except the "learner" seat, where batch_advance stops
+        self.searches = 0
+        self.decisions = 0
+        self.seed(seed)
+
+    # ------------------------------------------------------------------ protocol
+    def seed(self, seed: int | None = None) -> None:
+        """Reset the generator (same seed, same decisions) and forget the plan."""
+        self.rng = np.random.default_rng(seed)
+        self._plan: list[Move] = []
+        self._expect: SeatView | None = None
+
+    def act(self, observation: Mapping[str, Any]) -> int:
+        raise ValueError(
+            "the search agent needs the seat's full view: call act_view(state.view(seat)) "
+            "(the observation vector does not hold the discard piles below their top two cards "
+            "nor the completed pile, which the sampler needs)"
+        )
+
+    def act_view(self, view: SeatView) -> int:
+        """The action id (:func:`skipbo_env.encoding.encode_action`) to play in ``view``."""
+        if not isinstance(view, SeatView):
+            raise TypeError(f"act_view needs a SeatView, got {type(view).__name__}")
+        if view.config != self.config:
+            raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
+        legal = view.legal_moves()
+        if not legal:
+            raise ValueError(f"seat {view.seat} is not to move")
+        self.decisions += 1
+        if self._plan and self._expect is not None and _same(view, self._expect) and self._plan[0] in legal:
+            move = self._plan.pop(0)
+        else:
+            move = self._search(view, legal)
+        self._expect = None
+        if self._plan:
+            self._expect = self._predict(view, move)
+            if self._expect is None:
+                self._plan = []
+        return encode_action(move, self.config)
+
+    # ------------------------------------------------------------------ search
+    def _search(self, view: SeatView, legal: tuple[Move, ...]) -> Move:
+        self._plan = []
+        if len(legal) == 1:
+            return legal[0]
+        self.searches += 1
+        found = _TopK(fields_from_view(view), self.config, self.weights, self.candidates).top()
+        found = [(value, path) for value, path in found if path and path[0] in legal]
+        if not found:
+            return legal[0]
+        if len(found) == 1:
+            best_path = found[0][1]
+        else:
+            race = self._simulate(view, [path for _, path in found])
+            scores = race + self.prior * np.array([value for value, _ in found]) / 100.0
+            best_path = found[int(np.argmax(scores))][1]
+        self._plan = list(best_path[1:])
+        return best_path[0]
+
+    def _simulate(self, view: SeatView, paths: list[tuple[Move, ...]]) -> np.ndarray:
+        """Mean stock race per candidate over the sampled worlds."""
+        eng, K = self._engine, self._k
+        m, c = self.worlds, len(paths)
+        worlds = sample_states(view, self.rng, m)
+        for j, world in enumerate(worlds):
+            eng.load(j, world.to_dict())
+        used = m * c
+        for i in range(1, c):
+            rows = slice(i * m, (i + 1) * m)
+            eng.hot[rows] = eng.hot[:m]
+            eng.cold[rows] = eng.cold[:m]
+            eng.turn[rows] = eng.turn[:m]
+            eng.moves[rows] = eng.moves[:m]
+            eng.pcg[rows] = eng.pcg[:m]
+        eng.hot[used:, K.G_DONE] = 2  # slots no candidate uses sit still
+        eng.hot[:, K.G_FRESH] = 0  # copied rows: the mask buffer rows no longer match
+        eng.arng[:] = self.rng.integers(1, 2**63, size=eng.batch_size, dtype=np.int64).astype(np.uint64)
+        ids = [[encode_action(move, self.config) for move in path] for path in paths]
+        for step in range(max(len(p) for p in ids)):
+            which = [i for i in range(c) if len(ids[i]) > step]
+            rows_arr = np.concatenate([np.arange(i * m, (i + 1) * m) for i in which])
+            acts = np.concatenate([np.full(m, ids[i][step], np.int64) for i in which])
+            live = eng.hot[rows_arr, K.G_DONE] == 0
+            eng.step(acts[live], rows_arr[live])
+        me = view.seat
+        n = self.config.num_players
+        after = np.full(eng.batch_size, (me + 1) % n, np.int64)
+        mine = np.full(eng.batch_size, me, np.int64)
+        args = (eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self._seat_kind)
+        K.batch_advance(*args, after)  # greedy finishes the seat's turn
+        K.batch_advance(*args, mine)  # the other seats' turns
+        K.batch_advance(*args, after)  # the seat's next turn
+        hot = eng.hot[:used].astype(np.int64)
+        stock = np.stack([hot[:, K.G_SEATS + s * K.SEAT_HOT + K.S_STN] for s in range(n)], axis=1)
+        team = self.config.team(me)
+        ours = [s for s in range(n) if self.config.team(s) == team]
+        theirs = [s for s in range(n) if self.config.team(s) != team]
+        value = stock[:, theirs].mean(axis=1) - stock[:, ours].mean(axis=1)
+        winner = hot[:, K.G_WIN] - 1
+        won = winner >= 0
+        ours_won = np.isin(winner, ours)
+        value = value + np.where(won, np.where(ours_won, self.win, -self.win), 0.0)
+        return value.reshape(c, m).mean(axis=1)
+
+    def _predict(self, view: SeatView, move: Move) -> SeatView | None:
+        """The view after ``move`` when it reveals nothing (a hand play that keeps cards in hand, a
+        discard-pile play); ``None`` otherwise."""
+        if not isinstance(move, Play) or move.source in (Source.STOCK, Source.PARTNER_STOCK):
+            return None
+        if move.source is Source.HAND and len(view.hand) == 1:
+            return None  # R15: the refill is unknown
+        world = sample_states(view, np.random.default_rng(0), 1)[0]  # any world: the move reveals nothing
+        world.apply(move)
+        return world.view(view.seat)
+
+
+def _same(a: SeatView, b: SeatView) -> bool:
+    return a == b and a.completed_cards == b.completed_cards
+
+
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_WORLDS", "SearchAgent", "parse_search_spec"]

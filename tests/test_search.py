@@ -1,0 +1,122 @@
+"""The search agent (skipbo_env.agents.search): legal moves, determinism, information
+discipline (only the SeatView matters) and the registry's spec parsing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from skipbo_env.agents import SearchAgent, known_agents, load_agent, parse_search_spec  # noqa: E402
+from skipbo_env.encoding import decode_action, observe  # noqa: E402
+from skipbo_env.rules import GameConfig, GameState, new_game, sample_state  # noqa: E402
+
+
+def _play(config: GameConfig, agents, seed: int, limit: int = 100_000) -> tuple[GameState, list[int]]:
+    state = new_game(config, seed=seed)
+    actions = []
+    while not state.is_over and len(actions) < limit:
+        view = state.view(state.current)
+        action = agents[state.current].act_view(view)
+        move = decode_action(action, config)
+        assert move in view.legal_moves()
+        actions.append(action)
+        state.apply(move)
+    return state, actions
+
+
+@pytest.mark.parametrize(
+    "config",
+    [GameConfig(), GameConfig(num_players=3, short_game=True), GameConfig(num_players=4, partner_game=True, short_game=True)],
+    ids=["2p", "3p-short", "4p-partner-short"],
+)
+def test_every_action_is_legal_over_full_games(config):
+    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3) for s in range(config.num_players)]
+    state, _ = _play(config, agents, seed=1)
+    assert state.is_over
+    assert sum(a.searches for a in agents) > 0
+
+
+def test_same_seed_same_decisions():
+    config = GameConfig(short_game=True)
+    a = [SearchAgent(config, seed=5, worlds=4, candidates=4) for _ in range(2)]
+    b = [SearchAgent(config, seed=5, worlds=4, candidates=4) for _ in range(2)]
+    _, first = _play(config, a, seed=3)
+    _, second = _play(config, b, seed=3)
+    assert first == second
+    for agent in a:
+        agent.seed(5)
+    _, again = _play(config, a, seed=3)
+    assert again == first
+
+
+def _positions(config: GameConfig, count: int):
+    """Positions where the mover has a real choice, from heuristic-vs-heuristic games."""
+    rng = np.random.default_rng(0)
+    bots = [load_agent("heuristic", config, seed=s) for s in range(config.num_players)]
+    found = 0
+    for g in range(50):
+        state = new_game(config, seed=100 + g)
+        stop = int(rng.integers(10, 200))
+        while not state.is_over and state.moves < stop:
+            state.apply(decode_action(bots[state.current].act(observe(state, state.current)), config))
+        if not state.is_over and len(state.legal_moves()) > 3:
+            yield state
+            found += 1
+            if found == count:
+                return
+
+
+def test_only_the_view_matters():
+    """For a fixed position and sampling seed, rearranging the hidden cards (other hands, stocks
+    below their tops, draw pile order) never changes the decision (R3, R4, R28)."""
+    config = GameConfig()
+    agent = SearchAgent(config, worlds=8, candidates=6)
+    for state in _positions(config, 6):
+        seat = state.current
+        view = state.view(seat)
+        decisions = set()
+        for k in range(3):
+            other = state if k == 0 else sample_state(view, np.random.default_rng(k))
+            assert other.view(seat) == view and other.view(seat).completed_cards == view.completed_cards
+            agent.seed(11)
+            decisions.add(agent.act_view(other.view(seat)))
+        assert len(decisions) == 1
+
+
+def test_act_needs_the_view():
+    config = GameConfig()
+    agent = SearchAgent(config, seed=0, worlds=2, candidates=2)
+    state = new_game(config, seed=0)
+    with pytest.raises(ValueError, match="act_view"):
+        agent.act(observe(state, state.current))
+    with pytest.raises(ValueError, match="not to move"):
+        agent.act_view(state.view(1 - state.current))
+
+
+def test_registry_specs():
+    assert "search" in known_agents()
+    config = GameConfig()
+    agent = load_agent("search", config, seed=0)
+    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (16, 6)
+    agent = load_agent("search:3", config, seed=0)
+    assert (agent.worlds, agent.candidates) == (3, 6)
+    agent = load_agent("search:5:2", config, seed=0)
+    assert (agent.worlds, agent.candidates) == (5, 2)
+    assert parse_search_spec("search:7:4") == {"worlds": 7, "candidates": 4}
+    for bad, match in [
+        ("search:", r"worlds must be an int in 1\.\.4096, got ''"),
+        ("search:0", r"worlds must be an int in 1\.\.4096, got '0'"),
+        ("search:x", r"worlds must be an int"),
+        ("search:-3", r"worlds must be an int"),
+        ("search:4:0", r"candidates must be an int in 1\.\.64"),
+        ("search:4:2:1", r"'search', 'search:W' or 'search:W:C'"),
+        ("search:99999", r"worlds must be an int in 1\.\.4096"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            load_agent(bad, config)
+    with pytest.raises(ValueError, match="unknown agent 'searchy'"):
+        load_agent("searchy", config)
+    with pytest.raises(ValueError, match="worlds must be an int"):
+        SearchAgent(config, worlds=0)
