@@ -18,9 +18,11 @@ and :meth:`raw_env._finish` only.
   its own stock (or, in the partner game, its partner's stock); the terminal
   rewards are the same with or without shaping.
 * In :class:`raw_env` an illegal action raises the rules'
-  :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing; :func:`env`
-  wraps the env as PettingZoo's classic envs are, so there an illegal action
-  ends the game with -1 for the offender and 0 for everyone else.
+  :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing
+  (``illegal_action="raise"``); :func:`env` behaves as PettingZoo's classic
+  envs do, so there an illegal action ends the game with -1 for the offender
+  and 0 for everyone else (``illegal_action="lose"``, PettingZoo's
+  ``TerminateIllegalWrapper`` rule).
 
 Example::
 
@@ -49,12 +51,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .draw import TableWindow, draw_table
-from .encoding import decode_action, num_actions, observation_layout, observe
+from .encoding import SeatBlockObserver, action_mask, decode_action, num_actions, observation_layout
 from .episode import (
+    ILLEGAL_ACTION_REWARD,
     STOCK_CARD_REWARD,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     check_flag,
+    check_illegal_action,
     shaping_reward,
     terminal_rewards,
 )
@@ -65,7 +70,9 @@ GAME_KEYS = tuple(f.name for f in dataclasses.fields(GameConfig))
 """Configuration keys that go to :class:`~skipbo_env.rules.GameConfig`."""
 
 ENV_DEFAULTS: dict[str, Any] = {"render_mode": None, "reward_shaping": False, "render_full": False}
-"""Configuration keys of the env itself, with their defaults."""
+"""Configuration keys of every env of the package, with their defaults."""
+AEC_DEFAULTS: dict[str, Any] = {**ENV_DEFAULTS, "illegal_action": "raise"}
+"""Configuration keys of the AEC env, with their defaults."""
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 """``"ansi"``: text; ``"rgb_array"``: a frame (:mod:`skipbo_env.draw`); ``"human"``: the frame in a window."""
@@ -149,20 +156,39 @@ def start_game(config: GameConfig, rng: np.random.Generator, options: Mapping[st
 
 
 # --------------------------------------------------------------------- env
-def env(**config: Any) -> AECEnv:
-    """The AEC env wrapped as PettingZoo's classic envs are.
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with direct reads of the attributes every step uses.
 
-    Wrappers, innermost first: ``TerminateIllegalWrapper(illegal_reward=-1)``
-    (an illegal action ends the game: -1 to the offender, 0 to the others),
-    ``AssertOutOfBoundsWrapper`` (an action outside the action space fails an
-    assertion) and ``OrderEnforcingWrapper`` (calls before ``reset`` fail).
-    Keywords: see :class:`raw_env`.
+    The base wrapper reaches the env's attributes through its generic ``__getattr__``, about
+    ten lookups per ``last()``/``step()``; these properties read them directly. Before
+    ``reset`` the env has none of them, the property's ``AttributeError`` falls back to the
+    base ``__getattr__``, and that raises PettingZoo's own "cannot be accessed before reset".
     """
-    wrapped: AECEnv = raw_env(**config)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-    return wrapped
+
+    agent_selection = property(lambda self: self.env.agent_selection)
+    agents = property(lambda self: self.env.agents)
+    rewards = property(lambda self: self.env.rewards)
+    terminations = property(lambda self: self.env.terminations)
+    truncations = property(lambda self: self.env.truncations)
+    infos = property(lambda self: self.env.infos)
+    _cumulative_rewards = property(lambda self: self.env._cumulative_rewards)
+
+
+def env(**config: Any) -> AECEnv:
+    """The AEC env as PettingZoo's classic envs are: an illegal action ends the game, calls before
+    ``reset`` fail.
+
+    ``raw_env(illegal_action="lose", ...)`` in :class:`OrderEnforcing` (PettingZoo's
+    ``OrderEnforcingWrapper``). ``illegal_action="lose"`` applies the rule of PettingZoo's
+    ``TerminateIllegalWrapper(illegal_reward=-1)`` inside the env: the game ends, -1 to the
+    offender and 0 to the others, every agent terminated and truncated, PettingZoo's warning.
+    An action outside the action space raises ``ValueError`` (``AssertOutOfBoundsWrapper``
+    failed an assertion). PettingZoo's three-wrapper stack cost more time per step than the
+    env itself; tests/test_aec_fast.py plays the same actions, illegal ones included, through
+    that stack and through this env and checks every ``last()`` agrees. Keywords: see
+    :class:`raw_env`.
+    """
+    return OrderEnforcing(raw_env(**{"illegal_action": "lose", **config}))
 
 
 class raw_env(AECEnv):
@@ -182,7 +208,8 @@ class raw_env(AECEnv):
     * ``render_full``: ``False`` renders what the acting agent sees (its
       hand face up, every other hand face down), ``True`` renders every
       hand (for debugging, replays and videos);
-    * ``reward_shaping``: see the module docstring.
+    * ``reward_shaping``: see the module docstring;
+    * ``illegal_action``: ``"raise"`` (default) or ``"lose"``, see the module docstring.
 
     Attributes:
         config: the game's :class:`GameConfig`.
@@ -199,7 +226,8 @@ class raw_env(AECEnv):
 
     def __init__(self, **config: Any) -> None:
         super().__init__()
-        self.config, options = parse_config(config, ENV_DEFAULTS)
+        self.config, options = parse_config(config, AEC_DEFAULTS)
+        self.illegal_action: str = check_illegal_action(options["illegal_action"])
         self.render_mode: str | None = options["render_mode"]
         self.render_full: bool = options["render_full"]
         self.reward_shaping: bool = options["reward_shaping"]
@@ -220,6 +248,10 @@ class raw_env(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(num_actions(self.config)) for agent in self.possible_agents}
         self.game: GameState | None = None
         self._np_random: np.random.Generator | None = None
+        self._observer = SeatBlockObserver(self.config)
+        self._no_moves = np.zeros(num_actions(self.config), dtype=np.int8)
+        self._mask: np.ndarray | None = None
+        self._mask_moves = -1
 
     # ------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -241,6 +273,8 @@ class raw_env(AECEnv):
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
         self.game = start_game(self.config, self._np_random, options)
+        self._observer.reset()
+        self._mask = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -255,12 +289,23 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 vector}`` of ``agent``'s seat.
 
-        Built from the seat's view only; the mask is all zeros unless the
-        agent is to move (see :func:`skipbo_env.encoding.observe`).
+        Equal to :func:`skipbo_env.encoding.observe` of the game: the vector of the seat's
+        view, and a mask that is all zeros unless the agent is to move. Built incrementally
+        (:class:`~skipbo_env.encoding.SeatBlockObserver`: only the seat blocks a move changed are
+        recomputed; the legal moves and their mask once per decision); both arrays are new.
         """
-        if agent not in self._seat:
+        seat = self._seat.get(agent)
+        if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        return observe(self._require_game(), self._seat[agent])
+        game = self._require_game()
+        if seat == game.current and not game.is_over:
+            if self._mask is None or self._mask_moves != game.moves:
+                self._mask = action_mask(game.legal_moves(), self.config)
+                self._mask_moves = game.moves
+            mask = self._mask.copy()
+        else:
+            mask = self._no_moves.copy()
+        return {"observation": self._observer.observe(game, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply ``agent_selection``'s action id; a dead agent must pass ``None``.
@@ -279,8 +324,12 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         move = decode_action(action, self.config)
+        if self.illegal_action == "lose" and not game.is_legal(move):
+            self._lose_by_illegal_action(agent)
+            return
         turn_before = game.turn
         game.apply(move)  # raises before anything changes when the move is illegal
+        self._observer.touch_move(self._seat[agent], move)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.rewards[agent] += shaping_reward(move, self.reward_shaping)
@@ -337,6 +386,17 @@ class raw_env(AECEnv):
             return {agent: {"turn": game.turn} for agent in self.agents}
         winners = [self.possible_agents[s] for s in game.winners]
         return {agent: {"turn": game.turn, "winners": list(winners)} for agent in self.agents}
+
+    def _lose_by_illegal_action(self, agent: str) -> None:
+        """``illegal_action="lose"``: PettingZoo's ``TerminateIllegalWrapper`` rule; the game is not changed."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(ILLEGAL_ACTION_REWARD)
+        self._accumulate_rewards()
+        self._deads_step_first()
 
     def _finish(self, mover: int) -> None:
         """The game just ended: terminal rewards, terminations or truncations, infos."""

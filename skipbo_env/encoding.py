@@ -29,11 +29,15 @@ from .rules import (
     HAND_SIZE,
     NUM_SOLO_MOVES,
     WILD,
+    Discard,
     GameConfig,
     GameState,
     Move,
+    Play,
     SeatView,
+    Source,
 )
+from .rules.cards import NUM_DISCARD_PILES
 from .rules.moves import CANONICAL
 
 # ====================================================================== actions
@@ -436,6 +440,125 @@ def _plan(config: GameConfig) -> _Plan:
         layout.view(div, f"seat{k}.discard_counts")[...] = COUNT_SCALE
     tail = tuple(layout.start(name) for name, _ in TAIL_PIECES)
     return _Plan(layout.size, layout.start("hand_counts"), layout.start("building_values"), seats, tail, div)
+
+
+class SeatBlockObserver:
+    """Observation vectors of one game, kept up to date piece by piece (the AEC env's fast path).
+
+    A seat's block of the vector (stock top and size, hand size, discard piles: every
+    ``seat{k}.*`` piece but ``is_partner``) is the same whichever seat observes it; only its
+    position (``k``, counted from the observer) differs. The observer keeps one block per seat
+    and rewrites only the pieces a move changed (:meth:`touch_move`: a stock, one discard pile;
+    hand sizes, the head and the tail are rewritten on every observation), then assembles an
+    observation from the head (own hand, building piles), the blocks in the observer's seat
+    order and the tail. The result equals :func:`encode_view` of the seat's view bit for bit
+    (tests/test_aec_fast.py checks every seat after every move of many games), and like it
+    reads only what the seat may see.
+
+    The owner calls :meth:`touch_move` after every move it applies and :meth:`reset` when the
+    game is replaced (or changed some other way).
+    """
+
+    def __init__(self, config: GameConfig) -> None:
+        plan = _plan(config)
+        self.config = config
+        self.plan = plan
+        n = config.num_players
+        first = plan.seats[0]
+        self._start = first.stock_top
+        self._end = self._start + n * SEAT_WIDTH
+        if any(at.stock_top != self._start + k * SEAT_WIDTH for k, at in enumerate(plan.seats)):
+            raise AssertionError("seat blocks are not contiguous in the observation layout")  # pragma: no cover
+        base = first.stock_top
+        self._stock_top = first.stock_top - base
+        self._stock_size = first.stock_size - base
+        self._hand_size = first.hand_size - base
+        self._tops = first.discard_tops - base
+        self._seconds = first.discard_seconds - base
+        self._counts = first.discard_counts - base
+        self._sizes = first.discard_sizes - base
+        self._stock_scale = float(config.stock_size)  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
+        self._count_scale = COUNT_SCALE.astype(np.float32)
+        self._blocks = np.zeros((n, SEAT_WIDTH), dtype=np.float32)
+        self._order = [np.array([(s + k) % n for k in range(n)]) for s in range(n)]
+        self._partner = [config.partner(s) for s in range(n)]
+        self._partner_at = [
+            None if p is None else self._start + ((p - s) % n) * SEAT_WIDTH + first.is_partner - base
+            for s, p in enumerate(self._partner)
+        ]
+        self._tail = list(plan.tail)
+        self._dirty_stocks: set[int] = set()
+        self._dirty_piles: set[tuple[int, int]] = set()
+        self.reset()
+
+    def reset(self) -> None:
+        """Rewrite every piece at the next observation (a new or changed game)."""
+        n = self.config.num_players
+        self._dirty_stocks = set(range(n))
+        self._dirty_piles = {(s, d) for s in range(n) for d in range(NUM_DISCARD_PILES)}
+
+    def touch_move(self, seat: int, move: Move) -> None:
+        """``seat`` just made ``move``: mark the stock or discard pile it changed."""
+        if isinstance(move, Discard):
+            self._dirty_piles.add((seat, move.discard_pile))
+        elif isinstance(move, Play):
+            source = move.source
+            if source is Source.STOCK:
+                self._dirty_stocks.add(seat)
+            elif source is Source.DISCARD:
+                self._dirty_piles.add((seat, move.discard_pile))  # type: ignore[arg-type]  # a discard-pile play names it
+            elif source is Source.PARTNER_STOCK:
+                self._dirty_stocks.add(self._partner[seat])  # type: ignore[arg-type]  # partner game only
+            elif source is Source.PARTNER_DISCARD:
+                self._dirty_piles.add((self._partner[seat], move.discard_pile))  # type: ignore[arg-type]
+
+    def _refresh(self, state: GameState) -> None:
+        blocks = self._blocks
+        for s in self._dirty_stocks:
+            stock = state.stocks[s]
+            row = blocks[s]
+            row[self._stock_top:self._stock_top + CARD_SLOTS] = 0.0
+            row[self._stock_top + (stock[-1] - 1 if stock else EMPTY_SLOT)] = 1.0
+            row[self._stock_size] = len(stock) / self._stock_scale
+        for s, d in self._dirty_piles:
+            pile = state.discards[s][d]
+            row = blocks[s]
+            length = len(pile)
+            tops = self._tops + d * CARD_SLOTS
+            row[tops:tops + CARD_SLOTS] = 0.0
+            row[tops + (pile[-1] - 1 if length else EMPTY_SLOT)] = 1.0
+            seconds = self._seconds + d * CARD_SLOTS
+            row[seconds:seconds + CARD_SLOTS] = 0.0
+            row[seconds + (pile[-2] - 1 if length > 1 else EMPTY_SLOT)] = 1.0
+            counts = self._counts + d * 13
+            row[counts:counts + 13] = (
+                np.bincount(pile, minlength=14)[1:].astype(np.float32) / self._count_scale if length else 0.0
+            )
+            row[self._sizes + d] = length / DISCARD_SIZE_SCALE
+        self._dirty_stocks.clear()
+        self._dirty_piles.clear()
+        blocks[:, self._hand_size] = [sum(hand) / HAND_SIZE for hand in state.hands]
+
+    def observe(self, state: GameState, seat: int) -> np.ndarray:
+        """The observation vector of ``seat`` (a new array): :func:`encode_view` of its view."""
+        self._refresh(state)
+        plan = self.plan
+        vec = np.zeros(plan.size, dtype=np.float32)
+        vec[self._start:self._end] = self._blocks[self._order[seat]].ravel()
+        partner_at = self._partner_at[seat]
+        if partner_at is not None:
+            vec[partner_at] = 1.0
+        hand = state.hands[seat]
+        vec[plan.hand:plan.hand + 13] = [c / HAND_SIZE for c in hand[1:]]
+        build = plan.build
+        vec[[build + b * BUILD_SLOTS + len(p) for b, p in enumerate(state.building)]] = 1.0
+        vec[self._tail] = (
+            len(state.draw_pile) / DECK_SIZE,
+            len(state.completed) / DECK_SIZE,
+            state.turn / self.config.turn_limit,
+            float(state.current == seat and not state.is_over),
+        )
+        return vec
 
 
 def observe(state: GameState, seat: int) -> dict[str, np.ndarray]:

@@ -24,14 +24,21 @@ the single-agent env (:mod:`skipbo_env.single`), the batched learner
 * **Truncation wording**: :func:`skipbo_env.rules.truncation_cause` (the
   rules' own errors word it too, so it lives in the rules).
 * **The game loop** (:func:`decisions`): observe the seat to move, ask its
-  agent, check the action, apply it; tournaments, imitation data, terminal
-  play and benchmarks all run games through it.
+  agent, check the action, apply it; imitation data, terminal play, the web
+  table and benchmarks run games through it. :func:`play_games` is the same
+  loop over many games at once (tournaments): each agent that can act in
+  batches (``act_batch``) decides all its games of a step in one call.
+
+Agents are asked in this order of preference: ``act_batch(observations)``
+(many games in one call; :func:`play_games` only), ``act_view(view)``
+(the seat's :class:`~skipbo_env.rules.SeatView`, no observation vector:
+scripted agents and search), ``act(observation)`` (the AEC observation dict).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,16 +178,69 @@ def decisions(state: GameState, agents: Sequence[Any], names: Sequence[str] | No
     :class:`AgentError` naming the seat (``names[seat]`` when given) and the
     action; the state is unchanged then.
     """
-    config = state.config
     while not state.is_over:
         seat = state.current
         observation = observe(state, seat)
-        action = agents[seat].act(observation)
-        try:
-            move = decode_action(action, config)
-        except ValueError as exc:
-            raise AgentError(f"{_who(seat, names)} chose action {action!r}: {exc}") from exc
-        if not observation["action_mask"][int(action)]:
-            raise AgentError(f"{_who(seat, names)} chose an illegal move: {move}")
+        agent = agents[seat]
+        action = agent.act_view(state.view(seat)) if hasattr(agent, "act_view") else agent.act(observation)
+        move = checked_move(state, action, _who(seat, names))
         yield Decision(seat, observation, int(action), move)
         state.apply(move)
+
+
+def checked_move(state: GameState, action: Any, who: str) -> Move:
+    """The move of ``action`` if it is legal in ``state``; else :class:`AgentError` naming ``who``."""
+    try:
+        move = decode_action(action, state.config)
+    except ValueError as exc:
+        raise AgentError(f"{who} chose action {action!r}: {exc}") from exc
+    if not state.is_legal(move):
+        raise AgentError(f"{who} chose an illegal move: {move}")
+    return move
+
+
+def play_games(
+    states: Sequence[GameState],
+    players: Sequence[Sequence[Any]],
+    names: Sequence[Sequence[str]] | None = None,
+    on_move: Callable[[int, Move], None] | None = None,
+) -> None:
+    """Play every game of ``states`` to its end, many at once: the loop of :func:`decisions`, batched.
+
+    ``players[g][seat]`` is the agent of ``seat`` in game ``g``; the same object may sit in
+    many games. At each step every game still on has one decision: agents with
+    ``act_batch(observations) -> actions`` get all their games in one call (a network does one
+    forward pass), the others are asked game by game (``act_view``, else ``act``). Moves are
+    checked as in :func:`decisions` (:class:`AgentError` names the game's seat and
+    ``names[g][seat]``) and ``on_move(g, move)`` is called before each is applied. An agent
+    that sits in several games must not carry state from one decision to the next (a batched
+    network); scripted agents with a generator get one object per game.
+    """
+    if len(players) != len(states):
+        raise ValueError(f"{len(states)} games need {len(states)} seatings, got {len(players)}")
+    live = [g for g, state in enumerate(states) if not state.is_over]
+    while live:
+        batched: dict[int, tuple[Any, list[int]]] = {}
+        actions: dict[int, Any] = {}
+        for g in live:
+            state = states[g]
+            agent = players[g][state.current]
+            if hasattr(agent, "act_batch"):
+                batched.setdefault(id(agent), (agent, []))[1].append(g)
+            elif hasattr(agent, "act_view"):
+                actions[g] = agent.act_view(state.view(state.current))
+            else:
+                actions[g] = agent.act(observe(state, state.current))
+        for agent, games in batched.values():
+            chosen = agent.act_batch([observe(states[g], states[g].current) for g in games])
+            if len(chosen) != len(games):
+                raise AgentError(f"{agent!r}: act_batch returned {len(chosen)} actions for {len(games)} games")
+            actions.update(zip(games, chosen, strict=True))
+        for g in live:
+            state = states[g]
+            seat = state.current
+            move = checked_move(state, actions[g], f"game {g}: " + _who(seat, None if names is None else names[g]))
+            if on_move is not None:
+                on_move(g, move)
+            state.apply(move)
+        live = [g for g in live if not states[g].is_over]

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from .agents import known_agents
 from .agents.report import markdown, write_outputs
-from .agents.tournament import participant_labels, run_tournament
+from .agents.tournament import DEFAULT_BATCH, participant_labels, run_tournament
 from .rules import ConfigError, GameConfig
 
 
@@ -61,6 +61,9 @@ def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
                         help="variant: no discard while the stock top can be played (§9)")
     parser.add_argument("--workers", type=int, default=None,
                         help="processes (default: every core); results do not depend on it")
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH,
+                        help=f"games each worker plays at once; a network agent decides them in one "
+                             f"forward pass per step; results do not depend on it (default {DEFAULT_BATCH})")
     parser.add_argument("--out", default=None,
                         help="output folder (default runs/evaluate/<agents>-<players>p-seed<seed>)")
     parser.add_argument("--save-records", metavar="DIR", default=None,
@@ -121,6 +124,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
     try:
         result = run_tournament(
             args.agents, config, games=args.games, seed=args.seed, workers=args.workers,
+            batch_size=args.batch_size,
             records_dir=args.save_records, progress=None if args.no_progress else progress,
             allow_pickle=args.allow_pickle,
         )

@@ -54,6 +54,27 @@ def test_results_do_not_depend_on_the_number_of_workers(small):
     assert other_seed.games != small.games
 
 
+@pytest.mark.parametrize("specs", [("heuristic", "greedy"), ("ppo-2p", "heuristic"), ("random", "ppo-2p")])
+def test_results_do_not_depend_on_the_batch_size(specs, tmp_path):
+    """Issue 15: games played many at once (a network deciding all its games in one forward
+    pass) give exactly the games, records and summary of games played one at a time."""
+    one = run_tournament(list(specs), SHORT, games=16, seed=5, workers=1, batch_size=1,
+                         records_dir=tmp_path / "one")
+    for batch, workers in ((16, 1), (5, 2)):
+        many = run_tournament(list(specs), SHORT, games=16, seed=5, workers=workers, batch_size=batch,
+                              records_dir=tmp_path / f"b{batch}")
+        assert many.games == one.games
+        assert many.summary() == one.summary()
+        for game in range(16):
+            name = f"game_{game:06d}.json"
+            assert (tmp_path / f"b{batch}" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+def test_batch_size_is_checked():
+    with pytest.raises(ValueError, match="batch_size"):
+        run_tournament(["heuristic", "greedy"], SHORT, games=2, workers=1, batch_size=0)
+
+
 def test_agents_are_cycled_over_seats_and_teams():
     four = GameConfig(num_players=4)
     assert seat_plan(2, four) == [0, 1, 0, 1]

@@ -12,7 +12,7 @@ so the scripted agents and the tournament never pay for them.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -135,29 +135,32 @@ class PPOAgent:
         """No effect: the policy acts deterministically."""
 
     def act(self, observation: Mapping[str, Any]) -> int:
+        return int(self.act_batch([observation])[0])
+
+    def act_batch(self, observations: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """:meth:`act` for many observations in one forward pass (tournaments play many games at once)."""
         try:
-            vec = np.asarray(observation["observation"], dtype=np.float32)
-            mask = np.asarray(observation["action_mask"]).astype(bool)
+            vecs = np.stack([np.asarray(o["observation"], dtype=np.float32) for o in observations])
+            masks = np.stack([np.asarray(o["action_mask"]) for o in observations]).astype(bool)
         except (KeyError, TypeError) as exc:
             raise ValueError("observation must be a dict with 'observation' and 'action_mask'") from exc
-        if not mask.any():
+        if not masks.any(axis=1).all():
             raise ValueError("the action mask is all zeros: this seat is not to move")
-        logits = self.logits(vec)
-        logits[~mask] = -np.inf
-        action = int(np.argmax(logits))
-        if not mask[action]:  # pragma: no cover - MaskablePPO never picks a masked action
-            raise RuntimeError(f"{self.path}: the policy chose masked action {action}")
-        return action
+        logits = self.logits(vecs).reshape(len(vecs), -1)
+        logits[~masks] = -np.inf
+        return logits.argmax(axis=1)
 
     def logits(self, vec: np.ndarray) -> np.ndarray:
-        """The policy's action logits (before masking) for one observation vector."""
+        """The policy's action logits (before masking) for one observation vector (``(obs,)`` ->
+        ``(actions,)``) or a batch (``(B, obs)`` -> ``(B, actions)``)."""
         import torch  # loaded with the checkpoint already
 
         policy = self.policy
         with torch.no_grad():
-            x = torch.as_tensor(vec, dtype=torch.float32).reshape(1, -1)
-            features = policy.extract_features(x, policy.pi_features_extractor)
-            return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
+            x = torch.as_tensor(vec, dtype=torch.float32)
+            features = policy.extract_features(x.reshape(-1, x.shape[-1]), policy.pi_features_extractor)
+            out = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy().astype(np.float64)
+        return out[0] if x.ndim == 1 else out
 
     def __repr__(self) -> str:
         return f"PPOAgent({str(self.path)!r})"

@@ -16,9 +16,14 @@ How games are laid out (docs/baselines.md has the worked 2-player case):
   The deal seed and every agent's seed come from
   ``numpy.random.SeedSequence([seed, deal, ...])``, never from the order in
   which workers finish, so results are identical for any ``workers``.
-* Games run directly on the rules layer, through the one game loop
-  :func:`skipbo_env.episode.decisions` (observe the seat to move, ask its
-  agent, apply the checked action).
+* **Batches.** Each worker plays up to ``batch_size`` games at once on the
+  rules layer through :func:`skipbo_env.episode.play_games` (the one game
+  loop, batched): at each step a network agent decides all of its games in
+  one forward pass (``act_batch``), scripted agents read their seat's view
+  (``act_view``: no observation vector encoded and decoded), any other agent
+  is asked game by game. A game's moves depend only on its own seeds, so
+  results are identical for any ``workers`` and any ``batch_size``
+  (tests/test_evaluate.py checks both).
 """
 
 from __future__ import annotations
@@ -35,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from ..episode import decisions
+from ..episode import play_games as run_games
 from ..extras import missing_extra
 from ..records import GameRecord
-from ..rules import GameConfig, new_game
+from ..rules import GameConfig, Move, new_game
 from .registry import agent_label, derive_seed, load_agent
 
 try:
@@ -186,20 +191,90 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 
 
 # ===================================================================== playing
+DEFAULT_BATCH = 64
+"""Games in flight per worker: a network agent decides all of its games of a step in one forward pass."""
+
 _WORKER_AGENTS: dict[tuple, Any] = {}
-"""Agents built in this process, by (spec, config, seat): built once per tournament, reseeded per game."""
+"""Agents built in this process: one shared object per spec for batched agents (``act_batch``,
+stateless between decisions), one object per (spec, seat, slot of the batch) for the others,
+reseeded per game. Built once per tournament."""
 
 
-def _agents_for(specs: tuple[str, ...], config: GameConfig, seats: tuple[int, ...],
-                allow_pickle: bool = False) -> list[Any]:
-    out = []
-    for seat, index in enumerate(seats):
-        key = (specs[index], config, seat)
-        agent = _WORKER_AGENTS.get(key)
-        if agent is None:
-            agent = _WORKER_AGENTS[key] = load_agent(specs[index], config, seed=None, allow_pickle=allow_pickle)
-        out.append(agent)
-    return out
+def _agent(spec: str, config: GameConfig, seat: int, slot: int, allow_pickle: bool) -> Any:
+    shared = _WORKER_AGENTS.get((spec, config))
+    if shared is not None:
+        return shared
+    key = (spec, config, seat, slot)
+    agent = _WORKER_AGENTS.get(key)
+    if agent is None:
+        agent = load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
+        if hasattr(agent, "act_batch"):
+            _WORKER_AGENTS[(spec, config)] = agent
+        else:
+            _WORKER_AGENTS[key] = agent
+    return agent
+
+
+def play_games(
+    specs: tuple[str, ...],
+    labels: tuple[str, ...],
+    config: GameConfig,
+    seed: int,
+    indices: Sequence[int],
+    plan: tuple[tuple[int, ...], ...],
+    records_dir: str | None,
+    allow_pickle: bool = False,
+) -> list[GameResult]:
+    """Play games ``indices`` of the tournament all at once (:func:`skipbo_env.episode.play_games`)
+    and return their results (saving their records if asked).
+
+    Every game is dealt from its own seed and every agent of a game is seeded from the game's
+    own seeds, and a batched agent decides each game from that game's observation alone, so a
+    game's moves do not depend on which other games share its batch.
+    """
+    states, players, names, firsts = [], [], [], []
+    recorders: list[GameRecord | None] = []
+    for slot, index in enumerate(indices):
+        deal, lineup = divmod(index, len(plan))
+        seats = plan[lineup]
+        agents = [_agent(specs[a], config, seat, slot, allow_pickle) for seat, a in enumerate(seats)]
+        for seat, agent in enumerate(agents):
+            reseed = getattr(agent, "seed", None)
+            if callable(reseed):
+                reseed(agent_seed(seed, deal, lineup, seat))
+        state = new_game(config, deal_seed(seed, deal))
+        states.append(state)
+        players.append(agents)
+        names.append([labels[a] for a in seats])
+        firsts.append(state.current)
+        recorders.append(GameRecord.start(state, names[-1]) if records_dir else None)
+
+    def record(g: int, move: Move) -> None:
+        recorder = recorders[g]
+        if recorder is not None:
+            recorder.add(move)
+
+    run_games(states, players, names, on_move=record if records_dir else None)
+    results = []
+    for slot, index in enumerate(indices):
+        deal, lineup = divmod(index, len(plan))
+        state, recorder = states[slot], recorders[slot]
+        if recorder is not None:
+            assert records_dir  # a recorder is started only when records_dir is given
+            recorder.record().save(Path(records_dir) / f"game_{index:06d}.json")
+        results.append(GameResult(
+            index=index,
+            deal=deal,
+            lineup=lineup,
+            seats=plan[lineup],
+            first_player=firsts[slot],
+            winner=state.winner,
+            winners=tuple(state.winners),
+            truncated=state.truncated,
+            turns=state.turn,
+            stock_left=tuple(len(s) for s in state.stocks),
+        ))
+    return results
 
 
 def play_one(
@@ -212,48 +287,24 @@ def play_one(
     records_dir: str | None,
     allow_pickle: bool = False,
 ) -> GameResult:
-    """Play game ``index`` of the tournament and return its result (and save its record if asked)."""
-    deal, lineup = divmod(index, len(plan))
-    seats = plan[lineup]
-    agents = _agents_for(specs, config, seats, allow_pickle)
-    for seat, agent in enumerate(agents):
-        reseed = getattr(agent, "seed", None)
-        if callable(reseed):
-            reseed(agent_seed(seed, deal, lineup, seat))
-    state = new_game(config, deal_seed(seed, deal))
-    first = state.current
-    names = [labels[i] for i in seats]
-    recorder = GameRecord.start(state, names) if records_dir else None
-    for decision in decisions(state, agents, names):
-        if recorder is not None:
-            recorder.add(decision.move)
-    if recorder is not None:
-        assert records_dir  # a recorder is started only when records_dir is given
-        recorder.record().save(Path(records_dir) / f"game_{index:06d}.json")
-    return GameResult(
-        index=index,
-        deal=deal,
-        lineup=lineup,
-        seats=seats,
-        first_player=first,
-        winner=state.winner,
-        winners=tuple(state.winners),
-        truncated=state.truncated,
-        turns=state.turn,
-        stock_left=tuple(len(s) for s in state.stocks),
-    )
+    """Play game ``index`` of the tournament alone (a batch of one game)."""
+    return play_games(specs, labels, config, seed, [index], plan, records_dir, allow_pickle)[0]
 
 
 def _init_worker() -> None:
-    """One worker per core: a PPO agent's torch must not start threads of its own (it scores one
-    observation at a time, and extra threads only contend with the other workers)."""
+    """One worker per core: torch must not start threads of its own (the workers already use every core)."""
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(1)
 
 
 def _play_chunk(args: tuple) -> list[GameResult]:
     specs, labels, config, seed, indices, plan, records_dir, allow_pickle = args
-    return [play_one(specs, labels, config, seed, i, plan, records_dir, allow_pickle) for i in indices]
+    return play_games(specs, labels, config, seed, list(indices), plan, records_dir, allow_pickle)
 
 
 def run_tournament(
@@ -265,6 +316,7 @@ def run_tournament(
     records_dir: str | os.PathLike | None = None,
     progress: Callable[[int], None] | None = None,
     allow_pickle: bool = False,
+    batch_size: int = DEFAULT_BATCH,
 ) -> TournamentResult:
     """Play a seat-balanced, deal-paired tournament and aggregate it.
 
@@ -287,6 +339,8 @@ def run_tournament(
         allow_pickle: also load pickled checkpoints (MaskablePPO ``.zip``, RLlib
             folders), which can run code when loaded: only for files the caller
             made or trusts (a training run's own evaluation models).
+        batch_size: games played at once by each worker (a network agent decides
+            all of them in one forward pass per step); results do not depend on it.
 
     Raises:
         ValueError: bad agents (unknown name, bad checkpoint), too many agents
@@ -308,6 +362,8 @@ def run_tournament(
         workers = os.cpu_count() or 1
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if type(batch_size) is not int or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     for spec in dict.fromkeys(specs):  # fail fast, before any process starts
         load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
     labels = participant_labels(specs)
@@ -318,7 +374,7 @@ def run_tournament(
     results: list[GameResult | None] = [None] * games
     if progress is not None:
         progress(0)
-    chunk = max(1, min(50, games // (workers * 8) or 1))
+    chunk = max(1, min(batch_size, -(-games // workers)))
     tasks = [
         (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir, allow_pickle)
         for start in range(0, games, chunk)
