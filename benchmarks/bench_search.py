@@ -8,7 +8,7 @@ half), the ms per decision of the search agent (mean over all its decisions, pla
 continuations included) and of its searches, and games/s.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --opponent heuristic --games 200 \
-        --worlds 16 --candidates 6 [--seed 0] [--prior 0.5]
+        --worlds 32 --candidates 6 [--seed 0] [--prior 2.0] [--horizon 0]
 
 Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded per game.
 """
@@ -48,10 +48,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--games", type=int, default=100, help="games, even (paired deals)")
-    parser.add_argument("--worlds", type=int, default=16)
+    parser.add_argument("--worlds", type=int, default=32)
     parser.add_argument("--candidates", type=int, default=6)
-    parser.add_argument("--prior", type=float, default=0.5)
+    parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
+    parser.add_argument("--horizon", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     try:
@@ -61,7 +62,8 @@ def main() -> None:
     except ImportError:
         pass
     config = GameConfig()
-    search = SearchAgent(config, worlds=args.worlds, candidates=args.candidates, prior=args.prior, win=args.win)
+    search = SearchAgent(config, worlds=args.worlds, candidates=args.candidates, prior=args.prior, win=args.win,
+                          horizon=args.horizon)
     opponent = load_agent(args.opponent, config)
     score = 0.0
     decided = 0.0
@@ -85,7 +87,7 @@ def main() -> None:
     rate = score / games
     err = math.sqrt(rate * (1 - rate) / games)
     print(
-        f"search W={args.worlds} C={args.candidates} prior={args.prior} vs {args.opponent}: "
+        f"search W={args.worlds} C={args.candidates} prior={args.prior} H={args.horizon} vs {args.opponent}: "
         f"{rate:.3f} +- {err:.3f} over {games} games (seed {args.seed}); "
         f"{decided / decisions * 1e3:.2f} ms/decision ({decisions} decisions, {search.searches} searches, "
         f"{decided / max(1, search.searches) * 1e3:.2f} ms/search); {games / elapsed:.2f} games/s"

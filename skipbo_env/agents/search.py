@@ -13,8 +13,9 @@ For each decision that the previous plan did not foresee, the agent
    their tops and the draw pile drawn from the unseen cards);
 3. **simulates** every candidate in every world in the batched engine
    (:class:`skipbo_env.vector.BatchEngine`): the candidate's moves, then the
-   in-engine greedy agent finishes the turn, plays every other seat's turn and
-   the seat's own next turn;
+   in-engine greedy agent finishes the turn and plays every other seat's turn,
+   up to the start of the seat's next turn (``horizon`` extra rounds of all
+   seats' turns may follow; measured worse, see docs/search.md);
 4. **scores** each candidate by the mean over worlds of the stock race at that
    horizon (the opponents' mean stock size minus the own side's, ±``win`` for a
    game won or lost inside the horizon) plus ``prior`` times the heuristic's own
@@ -47,9 +48,9 @@ from ..encoding import encode_action, fields_from_view
 from ..rules import GameConfig, Move, Play, SeatView, Source
 from ..rules.sampling import sample_states
 
-DEFAULT_WORLDS = 16
+DEFAULT_WORLDS = 32
 DEFAULT_CANDIDATES = 6
-DEFAULT_PRIOR = 0.5
+DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
 MAX_WORLDS = 4096
 MAX_CANDIDATES = 64
@@ -102,6 +103,7 @@ class SearchAgent:
         candidates: turn prefixes the heuristic proposes per search.
         prior: weight of the heuristic's score (per 100 points) beside the simulated stock race.
         win: value of a game won (minus: lost) inside the simulated horizon, in stock cards.
+        horizon: extra rounds (every seat's turn, greedy) simulated after the other seats' turns.
         weights: the heuristic planner's weights.
     """
 
@@ -116,6 +118,7 @@ class SearchAgent:
         candidates: int = DEFAULT_CANDIDATES,
         prior: float = DEFAULT_PRIOR,
         win: float = DEFAULT_WIN,
+        horizon: int = 0,
         weights: HeuristicWeights = DEFAULT_WEIGHTS,
     ) -> None:
         if not isinstance(config, GameConfig):
@@ -131,6 +134,7 @@ class SearchAgent:
         self.candidates = candidates
         self.prior = float(prior)
         self.win = float(win)
+        self.horizon = horizon
         self.weights = weights
         self._k = kernels
         self._engine = BatchEngine(config, worlds * candidates, seed=0)
@@ -212,7 +216,9 @@ class SearchAgent:
             eng.pcg[rows] = eng.pcg[:m]
         eng.hot[used:, K.G_DONE] = 2  # slots no candidate uses sit still
         eng.hot[:, K.G_FRESH] = 0  # copied rows: the mask buffer rows no longer match
-        eng.arng[:] = self.rng.integers(1, 2**63, size=eng.batch_size, dtype=np.int64).astype(np.uint64)
+        # common random numbers: world j's rollout agents draw the same stream under every candidate
+        streams = self.rng.integers(1, 2**63, size=m, dtype=np.int64).astype(np.uint64)
+        eng.arng[:] = np.resize(streams, eng.batch_size)
         ids = [[encode_action(move, self.config) for move in path] for path in paths]
         for step in range(max(len(p) for p in ids)):
             which = [i for i in range(c) if len(ids[i]) > step]
@@ -227,7 +233,9 @@ class SearchAgent:
         args = (eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self._seat_kind)
         K.batch_advance(*args, after)  # greedy finishes the seat's turn
         K.batch_advance(*args, mine)  # the other seats' turns
-        K.batch_advance(*args, after)  # the seat's next turn
+        for _ in range(self.horizon):
+            K.batch_advance(*args, after)  # the seat's next turn
+            K.batch_advance(*args, mine)  # the other seats' turns
         hot = eng.hot[:used].astype(np.int64)
         stock = np.stack([hot[:, K.G_SEATS + s * K.SEAT_HOT + K.S_STN] for s in range(n)], axis=1)
         team = self.config.team(me)
