@@ -8,7 +8,7 @@ half), the ms per decision of the search agent (mean over all its decisions, pla
 continuations included) and of its searches, and games/s.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --opponent heuristic --games 200 \
-        --worlds 32 --candidates 6 [--seed 0] [--prior 2.0] [--horizon 0]
+        --worlds 32 --candidates 12 [--seed 0] [--prior 2.0] [--horizon 0]
 
 Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded per game.
 """
@@ -49,7 +49,7 @@ def main() -> None:
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--games", type=int, default=100, help="games, even (paired deals)")
     parser.add_argument("--worlds", type=int, default=32)
-    parser.add_argument("--candidates", type=int, default=6)
+    parser.add_argument("--candidates", type=int, default=12)
     parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
     parser.add_argument("--horizon", type=int, default=0)

@@ -99,9 +99,9 @@ def test_registry_specs():
     assert "search" in known_agents()
     config = GameConfig()
     agent = load_agent("search", config, seed=0)
-    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (32, 6)
+    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (32, 12)
     agent = load_agent("search:3", config, seed=0)
-    assert (agent.worlds, agent.candidates) == (3, 6)
+    assert (agent.worlds, agent.candidates) == (3, 12)
     agent = load_agent("search:5:2", config, seed=0)
     assert (agent.worlds, agent.candidates) == (5, 2)
     assert parse_search_spec("search:7:4") == {"worlds": 7, "candidates": 4}

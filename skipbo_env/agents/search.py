@@ -49,7 +49,7 @@ from ..rules import GameConfig, Move, Play, SeatView, Source
 from ..rules.sampling import sample_states
 
 DEFAULT_WORLDS = 32
-DEFAULT_CANDIDATES = 6
+DEFAULT_CANDIDATES = 12
 DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
 MAX_WORLDS = 4096
