@@ -56,9 +56,9 @@ def timed(fn, seconds: float) -> float:
 def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args) -> tuple[float, float, int]:
     """(seconds per decision, seconds per gradient step, parameters) of one policy network."""
     import torch
-    from agents.ppo import PPOAgent
     from sb3_contrib import MaskablePPO
 
+    from skipbo_env.agents.ppo import PPOAgent
     from skipbo_env.rules import GameConfig
 
     model = MaskablePPO(policy, env, policy_kwargs=kwargs, seed=0, device="cpu")

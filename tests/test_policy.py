@@ -203,3 +203,33 @@ def test_checkpoint_of_other_features_version_is_refused(tmp_path):
     assert PPOAgent(tmp_path / "ok.zip", GameConfig(), allow_pickle=True).model.policy.scorer_arch == (8,)
     with pytest.raises(CheckpointError, match=f"features version {FEATURES_VERSION + 1}"):
         PPOAgent(tmp_path / "v2.zip", GameConfig(), allow_pickle=True)
+
+
+@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)],
+                         ids=["2p", "3p", "4p-partner"])
+def test_scorer_forward_equals_the_feature_row_reference(config):
+    """Issue 15: the forward pass projects the per-state tables and sums them per action (one
+    matmul) instead of building the [B, actions, 144] rows; same logits up to float rounding,
+    and the same gradients."""
+    import torch
+    from torch import nn
+
+    from skipbo_env.bots import RandomAgent
+    from skipbo_env.encoding import num_actions, observation_layout
+    from skipbo_env.episode import decisions
+    from skipbo_env.rules import new_game
+    from skipbo_env.training.policy import ActionScorer
+
+    torch.manual_seed(0)
+    scorer = ActionScorer(observation_layout(config).size, num_actions(config), (64,), (32, 16), (64,), nn.ReLU)
+    obs = [d.observation["observation"] for seed in range(2) for d in
+           decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
+    x = torch.as_tensor(np.array(obs[:600]))
+    fast, slow = scorer.forward_actor(x), scorer.reference_logits(x)
+    assert torch.allclose(fast, slow, atol=1e-5, rtol=1e-5)
+    grads = []
+    for out in (fast, slow):
+        scorer.zero_grad()
+        (out * torch.linspace(-1, 1, out.shape[-1])).sum().backward()
+        grads.append(scorer.action_in.weight.grad.clone())
+    assert torch.allclose(grads[0], grads[1], atol=1e-3, rtol=1e-4)

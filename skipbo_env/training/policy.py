@@ -161,6 +161,21 @@ def _action_tables(n_actions: int) -> dict[str, np.ndarray]:
             "src_row": src_row, "value_row": value_row}
 
 
+def _selection(tables: dict[str, np.ndarray]) -> np.ndarray:
+    """SELECT[a, r] = 1 when row ``r`` of the stacked projected tables of :meth:`ActionScorer._action_in`
+    is part of action ``a``'s feature row: its card (24 rows), building pile (5), target discard
+    pile (5), discard relation (52: pile * 13 + card slot), source discard pile (9), card facts (14)."""
+    n = len(tables["card_row"])
+    offsets = {"card_row": 0, "pile_row": 24, "disc_row": 29, "relation": 34, "src_row": 86, "value_row": 95}
+    select = np.zeros((n, 109), dtype=np.float32)
+    for a in range(n):
+        for name in ("card_row", "pile_row", "disc_row", "src_row", "value_row"):
+            select[a, offsets[name] + tables[name][a]] = 1.0
+        if tables["disc_row"][a] < 4:  # a discard: its card against the target pile's top
+            select[a, offsets["relation"] + tables["disc_row"][a] * 13 + tables["value_row"][a]] = 1.0
+    return select
+
+
 def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
     layers: list[nn.Module] = []
     for a, b in zip(sizes[:-1], sizes[1:], strict=True):
@@ -178,6 +193,7 @@ class ActionScorer(nn.Module):
     need: torch.Tensor
     numbers: torch.Tensor
     rel: torch.Tensor
+    select: torch.Tensor
     slots: torch.Tensor
     kind: torch.Tensor
     card_row: torch.Tensor
@@ -204,6 +220,7 @@ class ActionScorer(nn.Module):
         self.register_buffer("slots", torch.eye(CARD_SLOTS)[:13], persistent=False)
         for name, table in _action_tables(n_actions).items():
             self.register_buffer(name, torch.as_tensor(table), persistent=False)
+        self.register_buffer("select", torch.as_tensor(_selection(_action_tables(n_actions))), persistent=False)
         extra = obs_dim + 4 * self.PILE_FEATURES
         self.context = _mlp([extra, *context_arch], activation)
         hidden = scorer_arch[0]
@@ -276,55 +293,99 @@ class ActionScorer(nn.Module):
         return {"b": b, "hand": hand, "build": build, "own": own, "mate": mate, "chains": chains,
                 "context_in": context_in}
 
-    def _action_rows(self, obs: torch.Tensor, st: dict) -> torch.Tensor:
-        """The [B, actions, 144] feature rows of ACTION_PIECES."""
+    def _tables(self, obs: torch.Tensor, st: dict) -> dict[str, torch.Tensor]:
+        """Per-state tables that the action rows gather from (one row per card source, pile, ...)."""
         b, hand, build, own, mate = st["b"], st["hand"], st["build"], st["own"], st["mate"]
         zeros1 = obs.new_zeros((b, 1, CARD_SLOTS))
-        cards = torch.cat([zeros1, self.slots[None].expand(b, -1, -1), own["stock"][:, None], own["tops"],
-                           mate["stock"][:, None], mate["tops"]], dim=1)  # [B, 24, 14]
-        card = cards[:, self.card_row]
         after_now = torch.roll(build, 1, dims=-1)  # a legal play raises a pile by one; 12 completes it (0)
         piles = torch.cat([build, after_now, st["chains"](after_now)], dim=-1)
-        pile = torch.cat([piles, obs.new_zeros((b, 1, piles.shape[-1]))], dim=1)[:, self.pile_row]
-        tops = torch.cat([own["tops"], zeros1], dim=1)[:, self.disc_row]
-        seconds = torch.cat([own["seconds"], zeros1], dim=1)[:, self.disc_row]
-        sizes = torch.cat([own["sizes"], obs.new_zeros((b, 1))], dim=1)[:, self.disc_row]
-        relation = ((card @ self.rel.reshape(CARD_SLOTS, -1)).reshape(b, -1, CARD_SLOTS, 4) * tops[..., None]).sum(2)
-        src_seconds = torch.cat([own["seconds"], mate["seconds"], zeros1], dim=1)[:, self.src_row]
-        src_sizes = torch.cat([own["sizes"], mate["sizes"], obs.new_zeros((b, 1))], dim=1)[:, self.src_row]
         hand_pad = torch.cat([hand, obs.new_zeros((b, 1))], dim=1)
         bridge = torch.clamp(torch.bmm(build, (own["stock"] @ self.need).reshape(b, BUILD_SLOTS, BUILD_SLOTS)).sum(1),
                              max=1)
         fits = torch.clamp(build.sum(1), max=1)
         pad2 = obs.new_zeros((b, 2))
-        per_card = torch.stack([
-            hand_pad[:, self.value_row],
-            torch.cat([bridge, pad2], dim=1)[:, self.value_row],
-            torch.cat([fits, obs.new_ones((b, 1)), obs.new_zeros((b, 1))], dim=1)[:, self.value_row],
-        ], dim=-1)
+        return {
+            "cards": torch.cat([zeros1, self.slots[None].expand(b, -1, -1), own["stock"][:, None], own["tops"],
+                                mate["stock"][:, None], mate["tops"]], dim=1),  # [B, 24, 14] by card_row
+            "piles": torch.cat([piles, obs.new_zeros((b, 1, piles.shape[-1]))], dim=1),  # [B, 5, 72] by pile_row
+            "tops": torch.cat([own["tops"], zeros1], dim=1),  # [B, 5, 14] by disc_row
+            "seconds": torch.cat([own["seconds"], zeros1], dim=1),
+            "sizes": torch.cat([own["sizes"], obs.new_zeros((b, 1))], dim=1),  # [B, 5]
+            "src_seconds": torch.cat([own["seconds"], mate["seconds"], zeros1], dim=1),  # [B, 9, 14] by src_row
+            "src_sizes": torch.cat([own["sizes"], mate["sizes"], obs.new_zeros((b, 1))], dim=1),  # [B, 9]
+            "per_card": torch.stack([hand_pad, torch.cat([bridge, pad2], dim=1),
+                                     torch.cat([fits, obs.new_ones((b, 1)), obs.new_zeros((b, 1))], dim=1)],
+                                    dim=-1),  # [B, 14, 3] by value_row
+        }
+
+    def _action_rows(self, obs: torch.Tensor, st: dict) -> torch.Tensor:
+        """The [B, actions, 144] feature rows of ACTION_PIECES (the reference form; the forward pass
+        uses :meth:`_action_in`, which never builds them)."""
+        b = st["b"]
+        t = self._tables(obs, st)
+        card = t["cards"][:, self.card_row]
+        tops = t["tops"][:, self.disc_row]
+        relation = ((card @ self.rel.reshape(CARD_SLOTS, -1)).reshape(b, -1, CARD_SLOTS, 4) * tops[..., None]).sum(2)
         return torch.cat([
-            self.kind[None].expand(b, -1, -1), card, pile, tops, seconds, sizes[..., None],
-            relation, src_seconds, src_sizes[..., None], per_card,
+            self.kind[None].expand(b, -1, -1), card, t["piles"][:, self.pile_row], tops,
+            t["seconds"][:, self.disc_row], t["sizes"][:, self.disc_row][..., None],
+            relation, t["src_seconds"][:, self.src_row], t["src_sizes"][:, self.src_row][..., None],
+            t["per_card"][:, self.value_row],
         ], dim=-1)
+
+    def _action_in(self, obs: torch.Tensor, st: dict) -> torch.Tensor:
+        """``action_in(_action_rows(...))`` [B, actions, hidden] without building the rows.
+
+        The rows are gathers of small per-state tables (``X[:, row]``), and a linear map of a
+        gather is the gather of the linear map: ``X[:, row] @ W == (X @ W)[:, row]``. So each
+        table is projected first (a few rows instead of one per action), and one constant 0/1
+        matrix (:func:`_selection`: which table rows make each action's row) sums the
+        projections per action in a single matmul: the same function (equal up to float
+        rounding; the tests compare both forms), forward and backward much cheaper than
+        building the [B, actions, 144] rows.
+        """
+        b = st["b"]
+        t = self._tables(obs, st)
+        w = self.action_in.weight.t()  # [144, hidden], rows in ACTION_PIECES order
+        cut = dict(zip(("kind", "card", "pile", "disc", "relation", "src", "per_card"),
+                       torch.split(w, [7, CARD_SLOTS, t["piles"].shape[-1], 2 * CARD_SLOTS + 1, 4,
+                                       CARD_SLOTS + 1, 3]), strict=True))
+        disc = torch.cat([t["tops"], t["seconds"], t["sizes"][..., None]], dim=-1)
+        # relation of a discard of card slot v on own pile d: REL[v, top of d]
+        relation = torch.einsum("bdt,vtr->bdvr", t["tops"][:, :4], self.rel[:13]).reshape(b, 52, 4)
+        src = torch.cat([t["src_seconds"], t["src_sizes"][..., None]], dim=-1)
+        projected = torch.cat([
+            t["cards"] @ cut["card"], t["piles"] @ cut["pile"], disc @ cut["disc"], relation @ cut["relation"],
+            src @ cut["src"], t["per_card"] @ cut["per_card"],
+        ], dim=1)  # [B, TABLE_ROWS, hidden]
+        return self.select @ projected + (self.kind @ cut["kind"] + self.action_in.bias)
 
     def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(action rows [B, actions, 144], context input [B, obs + 4 * 48]) of a batch of observations."""
         st = self._state(obs)
         return self._action_rows(obs, st), st["context_in"]
 
-    def _logits(self, action: torch.Tensor, context_in: torch.Tensor) -> torch.Tensor:
-        hidden = self.act(self.action_in(action) + self.context_in(self.context(context_in))[:, None, :])
+    def _logits(self, action_in: torch.Tensor, context_in: torch.Tensor) -> torch.Tensor:
+        """Logits from ``action_in`` (:meth:`_action_in`, [B, actions, hidden]) and the context input."""
+        hidden = self.act(action_in + self.context_in(self.context(context_in))[:, None, :])
         return self.scorer(hidden).squeeze(-1)
 
+    def reference_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """The logits computed the long way, from the full feature rows (tests compare it with the forward pass)."""
+        action, context_in = self.features(obs)
+        return self._logits(self.action_in(action), context_in)
+
     def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
-        return self._logits(*self.features(obs))
+        st = self._state(obs)
+        return self._logits(self._action_in(obs, st), st["context_in"])
 
     def forward_critic(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value(self._state(obs)["context_in"])  # no action rows: the value needs none
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        action, context_in = self.features(obs)
-        return self._logits(action, context_in), self.value(context_in)
+        st = self._state(obs)
+        context_in = st["context_in"]
+        return self._logits(self._action_in(obs, st), context_in), self.value(context_in)
 
 
 class ScorerPolicy(MaskableActorCriticPolicy):
