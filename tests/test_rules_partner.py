@@ -170,6 +170,7 @@ def test_r28_no_channel_between_partners():
     assert fields == {
         "seat", "config", "hand", "stock_tops", "stock_sizes", "discard_piles", "building_values",
         "hand_sizes", "draw_size", "completed_size", "current_player", "turn", "winner", "truncated",
+        "building_piles", "completed_cards",  # the cards every player saw go onto the building piles (R12, R13)
     }
     # Whatever the partner did before (the order of its moves), the same table gives the same view.
     a = partner_state(hands={0: [9, 9, 9, 9, 10], 2: [4, 5]}, current=0)

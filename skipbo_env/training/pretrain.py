@@ -58,18 +58,6 @@ class _Deal:
     deal_seed: int
 
 
-class _Labelled:
-    """The learner's seat: the teacher labels every position, the student (if any) moves."""
-
-    def __init__(self, teacher: Agent, student: Agent | None) -> None:
-        self.teacher, self.student = teacher, student
-        self.label = -1
-
-    def act(self, observation: Any) -> int:
-        self.label = self.teacher.act(observation)
-        return self.label if self.student is None else self.student.act(observation)
-
-
 def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | None, gamma: float,
           shaping: bool) -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[float], int, int]:
     """Play ``deals``; at the learner's seat the student (if any, else the teacher) moves and the teacher labels."""
@@ -82,16 +70,21 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
     wins = agreed = 0
     student_agent = None if student is None else load_agent(student, game, allow_pickle=True)  # the run's own model
     for deal in deals:
-        agents: list[Agent] = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
-        learner = agents[deal.learner] = _Labelled(agents[deal.learner], student_agent)
+        scripted = [make_agent(spec, game, seed=seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
+        teacher_agent = scripted[deal.learner]
+        agents: list[Agent] = list(scripted)
+        if student_agent is not None:
+            agents[deal.learner] = student_agent  # DAgger: the student moves, the teacher labels
         state = new_game(game, seed=deal.deal_seed)
         rewards: list[float] = []
         for decision in decisions(state, agents):
             if decision.seat == deal.learner:
+                # the state still shows the decision's position until the loop resumes
+                label = decision.action if student_agent is None else teacher_agent.act_view(state.view(decision.seat))
                 obs_list.append(decision.observation["observation"])
                 mask_list.append(decision.observation["action_mask"])
-                act_list.append(learner.label)
-                agreed += decision.action == learner.label if student_agent is not None else 0
+                act_list.append(label)
+                agreed += decision.action == label if student_agent is not None else 0
                 rewards.append(shaping_reward(decision.move, shaping))
         if not rewards:
             continue
