@@ -28,11 +28,12 @@ How games are laid out (docs/baselines.md has the worked 2-player case):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -42,7 +43,7 @@ import numpy as np
 
 from ..episode import play_games as run_games
 from ..extras import missing_extra
-from ..records import GameRecord
+from ..records import GameRecord, GameRecorder
 from ..rules import GameConfig, Move, new_game
 from .registry import agent_label, derive_seed, load_agent
 
@@ -233,7 +234,7 @@ def play_games(
     game's moves do not depend on which other games share its batch.
     """
     states, players, names, firsts = [], [], [], []
-    recorders: list[GameRecord | None] = []
+    recorders: list[GameRecorder | None] = []
     for slot, index in enumerate(indices):
         deal, lineup = divmod(index, len(plan))
         seats = plan[lineup]
@@ -302,6 +303,12 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """Tournament worker processes (spawned, one torch thread each); pass it to several
+    :func:`run_tournament` calls to start the processes (and load torch in them) once."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker)
+
+
 def _play_chunk(args: tuple) -> list[GameResult]:
     specs, labels, config, seed, indices, plan, records_dir, allow_pickle = args
     return play_games(specs, labels, config, seed, list(indices), plan, records_dir, allow_pickle)
@@ -317,6 +324,7 @@ def run_tournament(
     progress: Callable[[int], None] | None = None,
     allow_pickle: bool = False,
     batch_size: int = DEFAULT_BATCH,
+    pool: Executor | None = None,
 ) -> TournamentResult:
     """Play a seat-balanced, deal-paired tournament and aggregate it.
 
@@ -341,6 +349,9 @@ def run_tournament(
             made or trusts (a training run's own evaluation models).
         batch_size: games played at once by each worker (a network agent decides
             all of them in one forward pass per step); results do not depend on it.
+        pool: play in this executor's workers (e.g. :func:`worker_pool`, kept by a
+            training run across its evaluations) instead of starting ``workers``
+            new processes; ``workers`` still sets how the games are split.
 
     Raises:
         ValueError: bad agents (unknown name, bad checkpoint), too many agents
@@ -387,8 +398,9 @@ def run_tournament(
             if progress is not None:
                 progress(len(task[4]))
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                                 initializer=_init_worker) as pool:
+        with contextlib.ExitStack() as stack:
+            if pool is None:
+                pool = stack.enter_context(worker_pool(workers))
             futures = [pool.submit(_play_chunk, task) for task in tasks]
             for future in as_completed(futures):
                 done = future.result()

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
-from ..agents.tournament import lineups, run_tournament
+from ..agents.tournament import lineups, run_tournament, worker_pool
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
 from .checkpoints import (
@@ -180,6 +181,7 @@ class Trainer:
         with writing(self.metrics_path):
             trim_rows(self.metrics_path, self.state.timesteps)  # evaluations past the checkpoint are redone
         seed = cfg.seed + self.state.timesteps  # a resumed run continues on fresh env streams
+        self._eval_pool: Executor | None = None
         self.venv = make_vec_env(cfg, opponent_weights(cfg, self.state), seed)
         self.batched = BatchedOpponents(cfg, seed) if cfg.vec_env == "batched" else None
         self._set_weights()
@@ -200,6 +202,9 @@ class Trainer:
             self._checkpoint()
         finally:
             self.venv.close()
+            if self._eval_pool is not None:
+                self._eval_pool.shutdown(cancel_futures=True)
+                self._eval_pool = None
         latest = self.run_dir / "latest.zip"
         with writing(latest):
             write_bytes_atomic(latest, (self.run_dir / "checkpoints" / self.state.model).read_bytes())
@@ -300,10 +305,13 @@ class Trainer:
             self.model.save(eval_file)
         rows: list[dict[str, Any]] = []
         for opponent in cfg.eval.agents:
+            if self._eval_pool is None and cfg.eval.workers > 1:
+                self._eval_pool = worker_pool(cfg.eval.workers)  # kept for the run's later evaluations
             result = run_tournament(
                 evaluation_lineup(str(eval_file), opponent, cfg), cfg.game,
                 games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
                 allow_pickle=True,  # the run's own model file, written just above
+                pool=self._eval_pool,
             )
             me = result.agents[0]
             rows.append({
