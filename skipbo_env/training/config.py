@@ -198,6 +198,34 @@ class PretrainSettings:
         _positive("pretrain.learning_rate", self.learning_rate)
 
 
+PHASE_KEYS = (
+    "opponents.mix", "opponents.selfplay_weight", "eval.every", "eval.games", "eval.agents", "eval.best_against",
+    "ppo.learning_rate", "ppo.batch_size", "ppo.n_epochs", "ppo.gamma", "ppo.gae_lambda", "ppo.clip_range",
+    "ppo.ent_coef", "ppo.vf_coef", "ppo.max_grad_norm",
+)
+"""Settings a phase may change: what a resumed run may change (resume.RESUMABLE_PPO, opponents,
+evaluation) except the rollout size (``ppo.n_steps``, ``n_envs``), the game and the network."""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """From ``start`` learner steps on, the run trains with the settings ``set`` (dotted keys, as on
+    the command line) on top of the configuration and the earlier phases: one config holds what
+    used to be a chain of ``--resume ... --key value`` commands."""
+
+    start: int
+    """Learner steps at which the phase begins (phases are listed in increasing order)."""
+    set: dict[str, Any]
+    """Dotted setting -> value, e.g. ``{ppo.learning_rate: 1.0e-4, opponents.mix: {heuristic: 1}}``."""
+
+    def __post_init__(self) -> None:
+        _positive("phases[].start", self.start)
+        for key in self.set:
+            if key not in PHASE_KEYS:
+                raise ConfigError(f"phases[].set.{_show_text(str(key), 60)}",
+                                  f"a phase cannot change this setting; it may change {', '.join(PHASE_KEYS)}")
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """A training run: MaskablePPO on the single-agent env against scripted opponents."""
@@ -225,6 +253,10 @@ class TrainConfig:
     opponents: OpponentSettings = field(default_factory=OpponentSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
+    phases: tuple[Phase, ...] = ()
+    """Settings that change during the run, by learner steps (see :class:`Phase`); ``train.py`` trains
+    each phase as a session of its own, resuming the previous one's checkpoint (exactly what a
+    ``--resume`` with those overrides did)."""
 
     def __post_init__(self) -> None:
         if "\0" in self.name or "\0" in self.runs_dir:
@@ -253,6 +285,30 @@ class TrainConfig:
                 "ppo.batch_size",
                 f"{self.ppo.batch_size} exceeds the rollout size n_steps * n_envs = {self.ppo.n_steps * self.n_envs}",
             )
+        starts = [phase.start for phase in self.phases]
+        if starts != sorted(set(starts)):
+            raise ConfigError("phases", f"phase starts must increase, got {starts}")
+        for i, phase in enumerate(self.phases):
+            try:
+                self.at(phase.start)
+            except ConfigError as exc:
+                raise ConfigError(f"phases[{i}] ({exc.field})", str(exc).split(": ", 1)[-1]) from None
+
+    def at(self, timesteps: int) -> TrainConfig:
+        """The settings in force at ``timesteps``: this configuration with every phase that has
+        started by then applied in order (and no phases of its own)."""
+        data = self.to_dict()
+        data["phases"] = []
+        for phase in self.phases:
+            if phase.start <= timesteps:
+                for key, value in phase.set.items():
+                    set_dotted(data, key, value)
+        return TrainConfig.from_dict(data)
+
+    def phase_end(self, timesteps: int) -> int:
+        """Where the phase running at ``timesteps`` ends: the next phase's start, or ``total_timesteps``."""
+        later = [phase.start for phase in self.phases if phase.start > timesteps]
+        return min([*later, self.total_timesteps])
 
     # ------------------------------------------------------------ I/O
     def to_dict(self) -> dict[str, Any]:
@@ -453,11 +509,16 @@ def _build(cls: type, data: Any, path: str) -> Any:
                 f"{path}.{_show_text(str(key), 60)}" if path else _show_text(str(key), 60),
                 f"unknown key; allowed: {', '.join(sorted(fields))}"
             )
+    for f in dataclasses.fields(cls):
+        if f.name not in data and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ConfigError(f"{path}.{f.name}" if path else f.name, "missing (this setting has no default)")
     kwargs = {k: _convert(hints[k], v, f"{path}.{k}" if path else k) for k, v in data.items()}
     return cls(**kwargs)
 
 
 def _convert(tp: Any, value: Any, path: str) -> Any:
+    if tp is Any:  # a phase's settings: checked when the phase is applied (TrainConfig.at)
+        return value
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if dataclasses.is_dataclass(tp):

@@ -28,6 +28,7 @@ and at every start).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -154,7 +155,7 @@ class Trainer:
             self._open()
             remove_stale_files(self.run_dir)
             try:
-                return self._train()
+                return self._train_phases()
             except RunWriteError as exc:
                 raise RunWriteError(exc.path, f"{exc.problem}; {self._kept()}") from exc
             except OSError as exc:
@@ -172,12 +173,33 @@ class Trainer:
         return (f"the last good checkpoint ({model.name}, {state.timesteps:,} steps) is kept: "
                 f"resume with --resume {self.run_dir} once the problem is solved")
 
-    def _train(self) -> dict[str, Any]:
+    def _train_phases(self) -> dict[str, Any]:
+        """Train each phase of the configuration (TrainConfig.phases) as a session: the settings in
+        force at its start, up to its end; the next phase resumes from the checkpoint just written,
+        as ``--resume`` with the phase's overrides would."""
+        base = self.cfg
+        try:
+            while True:
+                start = self.state.timesteps
+                self.cfg = dataclasses.replace(base.at(start), total_timesteps=base.phase_end(start))
+                result = self._train(saved=base)
+                if not base.phases or self.state.timesteps >= base.total_timesteps:
+                    return result
+                self.resume_from, self.state = load_latest(self.run_dir)
+                if self.progress:
+                    print(f"phase from {self.state.timesteps:,} steps: "
+                          + ", ".join(f"{k}={v}" for p in base.phases if p.start <= self.state.timesteps
+                                      for k, v in p.set.items()), flush=True)
+        finally:
+            self.cfg = base
+
+    def _train(self, saved: TrainConfig) -> dict[str, Any]:
+        """One session: train ``self.cfg`` up to its ``total_timesteps``; ``saved`` goes to config.yaml."""
         cfg = self.cfg
         torch.set_num_threads(cfg.threads)
         config_path = self.run_dir / "config.yaml"
         with writing(config_path):
-            cfg.save_yaml(config_path)
+            saved.save_yaml(config_path)
         with writing(self.metrics_path):
             trim_rows(self.metrics_path, self.state.timesteps)  # evaluations past the checkpoint are redone
         seed = cfg.seed + self.state.timesteps  # a resumed run continues on fresh env streams

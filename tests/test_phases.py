@@ -1,0 +1,96 @@
+"""A phase schedule in the config (issue 16): one command instead of a chain of resumes."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from support import tiny_config
+
+from skipbo_env.rules import ConfigError
+from skipbo_env.training.checkpoints import load_latest
+from skipbo_env.training.config import TrainConfig
+from skipbo_env.training.run import train as run_training
+
+PHASES = [
+    {"start": 128, "set": {"opponents.mix": {"greedy": 1}, "ppo.learning_rate": 1.0e-4}},
+    {"start": 256, "set": {"ppo.ent_coef": 0.05, "eval.games": 6}},
+]
+
+
+def test_at_applies_the_phases_in_force():
+    cfg = TrainConfig.from_dict(tiny_config(".", total_timesteps=384, phases=PHASES))
+    assert cfg.at(0).opponents.mix == {"random": 1.0, "greedy": 1.0} and cfg.at(0).phases == ()
+    assert cfg.at(128).opponents.mix == {"greedy": 1.0} and cfg.at(128).ppo.learning_rate == 1.0e-4
+    later = cfg.at(300)
+    assert (later.ppo.learning_rate, later.ppo.ent_coef, later.eval.games) == (1.0e-4, 0.05, 6)
+    assert [cfg.phase_end(t) for t in (0, 127, 128, 256, 300)] == [128, 128, 256, 384, 384]
+
+
+@pytest.mark.parametrize("phases, field", [
+    ([{"start": 128, "set": {"game.num_players": 3}}], "phases[].set.game.num_players"),
+    ([{"start": 128, "set": {"ppo.n_steps": 32}}], "phases[].set.ppo.n_steps"),
+    ([{"start": 256, "set": {}}, {"start": 128, "set": {}}], "phases"),
+    ([{"start": 0, "set": {}}], "phases[].start"),
+    ([{"start": 128, "set": {"ppo.learning_rate": -1}}], "phases[0] (ppo.learning_rate)"),
+    ([{"start": 128, "set": {"opponents.mix": {"nobody": 1}}}], "phases[0] (opponents)"),
+    ([{"start": 128}], "phases[0].set"),
+])
+def test_bad_phases_are_refused_naming_the_setting(phases, field):
+    with pytest.raises(ConfigError) as err:
+        TrainConfig.from_dict(tiny_config(".", total_timesteps=384, phases=phases))
+    assert err.value.field.startswith(field)
+
+
+def test_a_phased_run_trains_each_phase_with_its_settings(tmp_path):
+    cfg = TrainConfig.from_dict(tiny_config(tmp_path, total_timesteps=384, phases=PHASES))
+    result = run_training(cfg, progress=False)
+    run = tmp_path / "tiny"
+    assert result["timesteps"] == 384
+    model_file, state = load_latest(run)
+    assert state.timesteps == 384
+    saved = TrainConfig.from_yaml(run / "config.yaml", complete=True)
+    assert saved == cfg  # the run's config keeps its phases, not the last phase's settings
+    with open(run / "metrics.csv", newline="") as fh:
+        games = {(int(r["timesteps"]), int(r["games"])) for r in csv.DictReader(fh)}
+    assert (128, 4) in games and (384, 6) in games  # the second phase evaluates with 6 games
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run / "checkpoints" / model_file.name, device="cpu")
+    assert model.learning_rate == pytest.approx(1.0e-4) and model.ent_coef == pytest.approx(0.05)
+
+
+def test_a_phased_run_is_deterministic(tmp_path):
+    results = []
+    for name in ("a", "b"):
+        cfg = TrainConfig.from_dict(tiny_config(tmp_path, name=name, total_timesteps=384, phases=PHASES))
+        run_training(cfg, progress=False)
+        model_file, _ = load_latest(tmp_path / name)
+        results.append((tmp_path / name / "metrics.csv").read_text().split("\n"))
+    strip = [[",".join(c for i, c in enumerate(row.split(",")) if i != 1) for row in r] for r in results]  # no wall time
+    assert strip[0] == strip[1]
+
+
+def test_the_shipped_recipe_runs_its_phases_at_small_scale(tmp_path):
+    """configs/default.yaml (the ppo-2p recipe) with its phases moved to small step counts and a tiny
+    network: cloning, then every phase with the recipe's own settings, in one call."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    recipe = TrainConfig.from_yaml(root / "configs" / "default.yaml")
+    assert [p.start for p in recipe.phases] == [1_500_000, 3_000_000] and recipe.total_timesteps == 4_500_000
+    assert recipe.at(3_000_000).opponents.mix == {"greedy": 1.0, "heuristic": 4.0}
+    assert recipe.at(3_000_000).ppo.learning_rate == 1.0e-4
+    data = recipe.to_dict()
+    data.update(runs_dir=str(tmp_path), total_timesteps=384, n_envs=2, checkpoint_every=128, threads=1)
+    data["game"].update(stock_size=5, turn_limit=120)
+    data["ppo"].update(n_steps=64, batch_size=64, n_epochs=1, net_arch=[32], scorer_arch=[16, 8])
+    data["eval"].update(every=128, games=4, workers=1)
+    data["pretrain"].update(games=4, epochs=1, dagger_rounds=1, dagger_games=2, workers=1, batch_size=64)
+    data["phases"] = [dict(p, start=s) for p, s in zip(data["phases"], (128, 256), strict=True)]
+    data["phases"][0]["set"]["eval.games"] = 6
+    result = run_training(TrainConfig.from_dict(data), progress=False)
+    assert result["timesteps"] == 384
+    with open(tmp_path / "default" / "metrics.csv", newline="") as fh:
+        evaluated = sorted({int(r["timesteps"]) for r in csv.DictReader(fh)})
+    assert evaluated == [0, 128, 256, 384]
