@@ -53,6 +53,12 @@ def main() -> None:
     parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
     parser.add_argument("--horizon", type=int, default=0)
+    parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
+    parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
+    parser.add_argument("--reach-q", type=float, default=None)
+    parser.add_argument("--threat-q", type=float, default=None)
+    parser.add_argument("--reply", type=float, default=None, help="next seat's reach weight after the turn")
+    parser.add_argument("--reply-q", type=float, default=None)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     try:
@@ -62,8 +68,10 @@ def main() -> None:
     except ImportError:
         pass
     config = GameConfig()
+    extra = {key: getattr(args, key) for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q")
+             if getattr(args, key) is not None}
     search = SearchAgent(config, worlds=args.worlds, candidates=args.candidates, prior=args.prior, win=args.win,
-                          horizon=args.horizon)
+                          horizon=args.horizon, **extra)
     opponent = load_agent(args.opponent, config)
     score = 0.0
     decided = 0.0
@@ -87,7 +95,9 @@ def main() -> None:
     rate = score / games
     err = math.sqrt(rate * (1 - rate) / games)
     print(
-        f"search W={args.worlds} C={args.candidates} prior={args.prior} H={args.horizon} vs {args.opponent}: "
+        f"search W={args.worlds} C={args.candidates} prior={args.prior} H={args.horizon} "
+        f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
+        f"reply={search.reply} pq={search.reply_q} vs {args.opponent}: "
         f"{rate:.3f} +- {err:.3f} over {games} games (seed {args.seed}); "
         f"{decided / decisions * 1e3:.2f} ms/decision ({decisions} decisions, {search.searches} searches, "
         f"{decided / max(1, search.searches) * 1e3:.2f} ms/search); {games / elapsed:.2f} games/s"

@@ -45,13 +45,19 @@ import numpy as np
 
 from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search
 from ..encoding import encode_action, fields_from_view
-from ..rules import GameConfig, Move, Play, SeatView, Source
+from ..rules import GameConfig, Move, Play, SeatView, Source, missing_numbers
 from ..rules.sampling import sample_states
 
 DEFAULT_WORLDS = 32
 DEFAULT_CANDIDATES = 12
 DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
+DEFAULT_REACH = 0.0
+DEFAULT_THREAT = 0.0
+DEFAULT_REACH_Q = 0.3
+DEFAULT_THREAT_Q = 0.55
+DEFAULT_REPLY = 0.0
+DEFAULT_REPLY_Q = 0.3
 MAX_WORLDS = 4096
 MAX_CANDIDATES = 64
 
@@ -104,6 +110,13 @@ class SearchAgent:
         prior: weight of the heuristic's score (per 100 points) beside the simulated stock race.
         win: value of a game won (minus: lost) inside the simulated horizon, in stock cards.
         horizon: extra rounds (every seat's turn, greedy) simulated after the other seats' turns.
+        reach: weight (stock cards) of the own side's chance, at the horizon, to reach its stock top
+            in the coming turn (from its simulated hand and discard tops, :func:`_reach_chance`).
+        threat: weight (stock cards) of the opponents' same chance at the horizon (subtracted).
+        reach_q, threat_q: chance that an unseen card supplies one missing number (own, opponents).
+        reply: weight (stock cards) of the next seat's chance to reach its stock top at the start of
+            its turn right after the seat's (its refilled simulated hand; subtracted for an opponent).
+        reply_q: the unseen-card chance for ``reply``.
         weights: the heuristic planner's weights.
     """
 
@@ -119,6 +132,12 @@ class SearchAgent:
         prior: float = DEFAULT_PRIOR,
         win: float = DEFAULT_WIN,
         horizon: int = 0,
+        reach: float = DEFAULT_REACH,
+        threat: float = DEFAULT_THREAT,
+        reach_q: float = DEFAULT_REACH_Q,
+        threat_q: float = DEFAULT_THREAT_Q,
+        reply: float = DEFAULT_REPLY,
+        reply_q: float = DEFAULT_REPLY_Q,
         weights: HeuristicWeights = DEFAULT_WEIGHTS,
     ) -> None:
         if not isinstance(config, GameConfig):
@@ -135,6 +154,12 @@ class SearchAgent:
         self.prior = float(prior)
         self.win = float(win)
         self.horizon = horizon
+        self.reach = float(reach)
+        self.threat = float(threat)
+        self.reach_q = float(reach_q)
+        self.threat_q = float(threat_q)
+        self.reply = float(reply)
+        self.reply_q = float(reply_q)
         self.weights = weights
         self._k = kernels
         self._engine = BatchEngine(config, worlds * candidates, seed=0)
@@ -232,6 +257,13 @@ class SearchAgent:
         mine = np.full(eng.batch_size, me, np.int64)
         args = (eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self._seat_kind)
         K.batch_advance(*args, after)  # greedy finishes the seat's turn
+        reply = 0.0
+        if self.reply:
+            nxt = (me + 1) % n
+            hot0 = eng.hot[:used].astype(np.int64)
+            sign = -1.0 if self.config.team(nxt) != self.config.team(me) else 1.0
+            chance = _reach_chance(hot0, K, nxt, self.reply_q)
+            reply = sign * self.reply * np.where(hot0[:, K.G_DONE] == 0, chance, 0.0)
         K.batch_advance(*args, mine)  # the other seats' turns
         for _ in range(self.horizon):
             K.batch_advance(*args, after)  # the seat's next turn
@@ -246,6 +278,14 @@ class SearchAgent:
         won = winner >= 0
         ours_won = np.isin(winner, ours)
         value = value + np.where(won, np.where(ours_won, self.win, -self.win), 0.0)
+        value = value + reply
+        running = hot[:, K.G_DONE] == 0
+        if self.reach:
+            own = np.mean([_reach_chance(hot, K, s, self.reach_q) for s in ours], axis=0)
+            value = value + self.reach * np.where(running, own, 0.0)
+        if self.threat:
+            opp = np.mean([_reach_chance(hot, K, s, self.threat_q) for s in theirs], axis=0)
+            value = value - self.threat * np.where(running, opp, 0.0)
         return value.reshape(c, m).mean(axis=1)
 
     def _predict(self, view: SeatView, move: Move) -> SeatView | None:
@@ -258,6 +298,47 @@ class SearchAgent:
         world = sample_states(view, np.random.default_rng(0), 1)[0]  # any world: the move reveals nothing
         world.apply(move)
         return world.view(view.seat)
+
+
+# _NEED[pile, target, v - 1]: number v must go on a pile showing ``pile`` (0..11) before ``target``
+# (1..12) fits (R12, R13); chains longer than _MAX_CHAIN are left out (no seat fills them in a turn).
+_MAX_CHAIN = 9
+_NEED = np.zeros((12, 14, 12), bool)
+for _pile in range(12):
+    for _target in range(1, 13):
+        _chain = missing_numbers(_pile, _target)
+        if len(_chain) <= _MAX_CHAIN:
+            for _v in _chain:
+                _NEED[_pile, _target, _v - 1] = True
+_LONG = np.zeros((12, 14), bool)
+for _pile in range(12):
+    for _target in range(1, 13):
+        _LONG[_pile, _target] = len(missing_numbers(_pile, _target)) > _MAX_CHAIN
+
+
+def _reach_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
+    """Per engine row: the heuristic's ``reach_chance`` of ``seat``'s stock top from its hand and
+    discard tops in the simulated state (each other missing number from unseen cards with chance
+    ``q``). 1 for a wild top, 0 for an empty stock."""
+    base = K.G_SEATS + seat * K.SEAT_HOT
+    hand = hot[:, base + K.S_HAND + 1: base + K.S_HAND + 14]  # values 1..13
+    tops = hot[:, base + K.S_TOP: base + K.S_TOP + 4]
+    avail = hand[:, :12] > 0
+    for d in range(4):
+        t = tops[:, d]
+        rows = np.nonzero((t >= 1) & (t <= 12))[0]
+        avail[rows, t[rows] - 1] = True
+    jokers = hand[:, 12] + (tops == 13).sum(axis=1)
+    top = hot[:, base + K.S_STOP]
+    number_top = np.where(top == 13, 0, top)
+    building = hot[:, K.G_BN: K.G_BN + 4]
+    need = _NEED[building, number_top[:, None]]  # [R, 4, 12]
+    missing = (need & ~avail[:, None, :]).sum(axis=2) - jokers[:, None]
+    fail = np.where(missing <= 0, 0.0, 1.0 - q ** np.maximum(missing, 1))
+    fail = np.where(_LONG[building, number_top[:, None]], 1.0, fail)
+    chance = 1.0 - fail.prod(axis=1)
+    chance = np.where(top == 13, 1.0, chance)
+    return np.where(top == 0, 0.0, chance)
 
 
 def _same(a: SeatView, b: SeatView) -> bool:
