@@ -59,6 +59,7 @@ def main() -> None:
     parser.add_argument("--threat-q", type=float, default=None)
     parser.add_argument("--reply", type=float, default=None, help="next seat's reach weight after the turn")
     parser.add_argument("--reply-q", type=float, default=None)
+    parser.add_argument("--discards", type=int, default=None, help="extra alternative-discard candidates")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     try:
@@ -68,7 +69,7 @@ def main() -> None:
     except ImportError:
         pass
     config = GameConfig()
-    extra = {key: getattr(args, key) for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q")
+    extra = {key: getattr(args, key) for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards")
              if getattr(args, key) is not None}
     search = SearchAgent(config, worlds=args.worlds, candidates=args.candidates, prior=args.prior, win=args.win,
                           horizon=args.horizon, **extra)
@@ -97,7 +98,7 @@ def main() -> None:
     print(
         f"search W={args.worlds} C={args.candidates} prior={args.prior} H={args.horizon} "
         f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
-        f"reply={search.reply} pq={search.reply_q} vs {args.opponent}: "
+        f"reply={search.reply} pq={search.reply_q} D={search.discards} vs {args.opponent}: "
         f"{rate:.3f} +- {err:.3f} over {games} games (seed {args.seed}); "
         f"{decided / decisions * 1e3:.2f} ms/decision ({decisions} decisions, {search.searches} searches, "
         f"{decided / max(1, search.searches) * 1e3:.2f} ms/search); {games / elapsed:.2f} games/s"

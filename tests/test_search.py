@@ -120,3 +120,39 @@ def test_registry_specs():
         load_agent("searchy", config)
     with pytest.raises(ValueError, match="worlds must be an int"):
         SearchAgent(config, worlds=0)
+
+
+def test_reach_chance_matches_the_heuristic():
+    """The vectorized reach chance over engine rows equals bots.heuristic.reach_chance."""
+    from skipbo_env.agents.search import _reach_chance
+    from skipbo_env.bots.heuristic import reach_chance
+    from skipbo_env.vector import BatchEngine
+    from skipbo_env.vector import kernels as K
+
+    config = GameConfig()
+    states = list(_positions(config, 12))
+    eng = BatchEngine(config, len(states), seed=0)
+    for j, state in enumerate(states):
+        eng.load(j, state.to_dict())
+    hot = eng.hot.astype(np.int64)
+    for seat in range(2):
+        got = _reach_chance(hot, K, seat, 0.4)
+        base = K.G_SEATS + seat * K.SEAT_HOT
+        for r in range(len(states)):
+            hand = hot[r, base + 1: base + 14]
+            tops = hot[r, base + K.S_TOP: base + K.S_TOP + 4]
+            numbers = frozenset([v for v in range(1, 13) if hand[v - 1]] + [int(t) for t in tops if 1 <= t <= 12])
+            jokers = int(hand[12]) + int((tops == 13).sum())
+            top = int(hot[r, base + K.S_STOP]) or None
+            building = tuple(int(x) for x in hot[r, K.G_BN: K.G_BN + 4])
+            assert got[r] == pytest.approx(reach_chance(top, building, numbers, jokers, 0.4))
+
+
+def test_evaluation_options_play_legal_moves():
+    config = GameConfig(short_game=True)
+    agents = [
+        SearchAgent(config, seed=1, worlds=3, candidates=3, reach=0.5, threat=0.5, reply=0.5, discards=2),
+        SearchAgent(config, seed=2, worlds=2, candidates=2, discards=1),
+    ]
+    state, _ = _play(config, agents, seed=4)
+    assert state.is_over and agents[0].searches > 0

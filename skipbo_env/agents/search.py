@@ -18,9 +18,14 @@ For each decision that the previous plan did not foresee, the agent
    seats' turns may follow; measured worse, see docs/search.md);
 4. **scores** each candidate by the mean over worlds of the stock race at that
    horizon (the opponents' mean stock size minus the own side's, ±``win`` for a
-   game won or lost inside the horizon) plus ``prior`` times the heuristic's own
-   score / 100 (which ranks candidates the simulation cannot tell apart, e.g.
-   two discards), and plays the best candidate's first move.
+   game won or lost inside the horizon) plus ``reach`` times the own side's chance
+   to reach its stock top in the coming turn (the heuristic's ``reach_chance``
+   computed from the simulated hand and discard tops at the horizon), plus
+   ``prior`` times the heuristic's own score / 100, and plays the best
+   candidate's first move. Besides the heuristic's ``candidates`` best
+   sequences, ``discards`` extra candidates keep the plays of the best
+   discard-ending sequences with another card discarded, so that the reach
+   term can judge what is kept in hand and on the discard piles.
 
 The rest of the chosen sequence is played without searching again while each
 new view is exactly the one the plan predicted (hand and discard plays reveal
@@ -43,41 +48,90 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search
+from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
 from ..encoding import encode_action, fields_from_view
-from ..rules import GameConfig, Move, Play, SeatView, Source, missing_numbers
+from ..rules import WILD, GameConfig, Move, Play, SeatView, Source, missing_numbers
+from ..rules.moves import DISCARDS, Discard
 from ..rules.sampling import sample_states
 
 DEFAULT_WORLDS = 32
 DEFAULT_CANDIDATES = 12
 DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
-DEFAULT_REACH = 0.0
+DEFAULT_REACH = 1.0
 DEFAULT_THREAT = 0.0
 DEFAULT_REACH_Q = 0.3
 DEFAULT_THREAT_Q = 0.55
 DEFAULT_REPLY = 0.0
 DEFAULT_REPLY_Q = 0.3
+DEFAULT_DISCARDS = 4
 MAX_WORLDS = 4096
 MAX_CANDIDATES = 64
 
 
 class _TopK(_Search):
-    """The heuristic planner's search, keeping the ``k`` best sequences (best first)."""
+    """The heuristic planner's search, keeping the ``k`` best sequences (best first).
 
-    def __init__(self, obs: Any, config: GameConfig, w: HeuristicWeights, k: int) -> None:
+    With ``discards`` > 0, up to that many extra candidates follow: the best sequences that end
+    with a discard, each with the best discard of another card value instead (same plays).
+    """
+
+    def __init__(self, obs: Any, config: GameConfig, w: HeuristicWeights, k: int, discards: int = 0) -> None:
         super().__init__(obs, config, w)
         self.k = k
+        self.discards = discards
         self.found: list[tuple[float, int, tuple[Move, ...]]] = []
+        self.alts: dict[int, list[tuple[float, tuple[Move, ...]]]] = {}
 
     def _consider(self, value: float, path: tuple[Move, ...]) -> None:
         super()._consider(value, path)
+        if self.discards and isinstance(path[-1], Discard):
+            self.alts[len(self.found)] = self._other_discards(value, path)
         self.found.append((value, len(self.found), path))
+
+    def _other_discards(self, value: float, path: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
+        """The best discard of each other card value from this position, valued like the planner's."""
+        chosen = path[-1]
+        key = tuple(sorted(self.building))
+        piles = []
+        empty_seen = False
+        for d in range(4):
+            top = self._own_top(d)
+            if top is None:
+                if empty_seen:
+                    continue
+                empty_seen = True
+            piles.append((d, top))
+        base = value
+        out = []
+        for card in range(1, WILD + 1):
+            if not self.hand[card] or card == chosen.card or (card == WILD and not self.allow_wild_discard):
+                continue
+            keep = self._keep_value(card, key)
+            top_value, top_move = -np.inf, None
+            for d, top in piles:
+                v = placement_score(card, top) - keep
+                if v > top_value:
+                    top_value, top_move = v, DISCARDS[card][d]
+            out.append((top_value, (*path[:-1], top_move)))
+        best_value = self._best_discard(key)[0]
+        out = [(base - best_value + v, p) for v, p in out]
+        out.sort(key=lambda item: -item[0])
+        return out
 
     def top(self) -> list[tuple[float, tuple[Move, ...]]]:
         self.run()
-        self.found.sort(key=lambda item: (-item[0], item[1]))  # stable: the planner's order breaks ties
-        return [(value, path) for value, _, path in self.found[: self.k]]
+        order = sorted(self.found, key=lambda item: (-item[0], item[1]))  # stable: the planner's order breaks ties
+        chosen = order[: self.k]
+        out = [(value, path) for value, _, path in chosen]
+        extra = 0
+        for _, index, _ in chosen:
+            if extra >= self.discards:
+                break
+            for value, path in self.alts.get(index, [])[:1]:
+                out.append((value, path))
+                extra += 1
+        return out
 
 
 def parse_search_spec(spec: str) -> dict[str, int]:
@@ -117,6 +171,7 @@ class SearchAgent:
         reply: weight (stock cards) of the next seat's chance to reach its stock top at the start of
             its turn right after the seat's (its refilled simulated hand; subtracted for an opponent).
         reply_q: the unseen-card chance for ``reply``.
+        discards: extra candidates with another discard after the same plays (see :class:`_TopK`).
         weights: the heuristic planner's weights.
     """
 
@@ -136,6 +191,7 @@ class SearchAgent:
         threat: float = DEFAULT_THREAT,
         reach_q: float = DEFAULT_REACH_Q,
         threat_q: float = DEFAULT_THREAT_Q,
+        discards: int = DEFAULT_DISCARDS,
         reply: float = DEFAULT_REPLY,
         reply_q: float = DEFAULT_REPLY_Q,
         weights: HeuristicWeights = DEFAULT_WEIGHTS,
@@ -159,10 +215,11 @@ class SearchAgent:
         self.reach_q = float(reach_q)
         self.threat_q = float(threat_q)
         self.reply = float(reply)
+        self.discards = int(discards)
         self.reply_q = float(reply_q)
         self.weights = weights
         self._k = kernels
-        self._engine = BatchEngine(config, worlds * candidates, seed=0)
+        self._engine = BatchEngine(config, worlds * (candidates + self.discards), seed=0)
         n = config.num_players
         self._seat_kind = np.full(n, 2, np.int64)  # greedy everywhere ...
         self._seat_kind[0] = 0  # ... except the "learner" seat, where batch_advance stops
@@ -211,7 +268,7 @@ class SearchAgent:
         if len(legal) == 1:
             return legal[0]
         self.searches += 1
-        found = _TopK(fields_from_view(view), self.config, self.weights, self.candidates).top()
+        found = _TopK(fields_from_view(view), self.config, self.weights, self.candidates, self.discards).top()
         found = [(value, path) for value, path in found if path and path[0] in legal]
         if not found:
             return legal[0]
