@@ -12,12 +12,12 @@ Prints, each as a ratio against its reference measured in the same run on this m
   ``connect_four_v3.env()`` and ``raw_env()`` in the same random-play loop (``last()``, then
   ``step()`` with a random legal action), 2 players.
 * **Training** (``--train``): steps/s of the whole ``train.py`` loop on a config (default
-  ``configs/default.yaml``, behaviour cloning and evaluations off unless asked) against the engine
-  alone (the batched learner stepping random legal actions with the same opponents), and where the
-  time of the PPO loop goes (rollout collection: policy forward, env step, buffer; the PPO update).
+  ``configs/default.yaml``; PPO with its evaluations, behaviour cloning off) against the engine
+  alone (the batched learner stepping random legal actions against the same opponents), and where
+  the loop's time goes (rollout collection: policy forward, env step, buffer; PPO updates; the rest).
 * **Where the time goes**: the functions with the most own time in the batched tournaments.
 
-    python benchmarks/bench_speed.py [--games 200] [--aec-steps 20000] [--train] [--train-steps 16384]
+    python benchmarks/bench_speed.py [--games 200] [--aec-steps 20000] [--train] [--train-steps 32768]
 
 Run it on an otherwise idle machine; every figure is single-process (torch on one thread).
 """
@@ -106,8 +106,15 @@ def where_tournament_time_goes(games: int, batch: int, top: int = 12) -> list[st
     assert stats is not None
     total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
     rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]  # type: ignore[attr-defined]
-    lines = ["## Where the batched tournaments' time goes (own time, under cProfile)", "",
-             "| function | share |", "|---|---:|"]
+    by_file: dict[str, float] = {}
+    for (path, _, _), v in stats.stats.items():  # type: ignore[attr-defined]
+        key = path.split("site-packages/")[-1].split("skipbo_env/")[-1] if "/" in path else "builtins (C calls)"
+        by_file[key] = by_file.get(key, 0.0) + v[2]
+    lines = ["## Where the batched tournaments' time goes (heuristic vs greedy and ppo-2p vs heuristic, "
+             "own time under cProfile)", "", "| file | share |", "|---|---:|"]
+    for key, t in sorted(by_file.items(), key=lambda kv: kv[1], reverse=True)[:8]:
+        lines.append(f"| `{key}` | {100 * t / total:.1f}% |")
+    lines += ["", "| function | share |", "|---|---:|"]
     for (path, line, name), v in rows:
         short = path.split("site-packages/")[-1].split("skipbo_env/")[-1]
         lines.append(f"| `{short}:{line} {name}` | {100 * v[2] / total:.1f}% |")
@@ -157,12 +164,90 @@ def aec(steps: int, repeats: int = 3) -> list[str]:
     return lines
 
 
+def engine_alone(config_path: str, steps: int) -> float:
+    """Learner steps/s of the batched learner alone (random legal learner actions, the config's
+    opponents mix played in every game by its first opponent kind list, autoreset): the env side
+    of training with no network."""
+    from skipbo_env.training.config import TrainConfig
+    from skipbo_env.vector.learner import LearnerBatch
+
+    cfg = TrainConfig.from_yaml(config_path)
+    mix = cfg.opponents.mix
+    batches = {name: LearnerBatch(cfg.game, cfg.n_envs, opponents=name, seed=0) for name in mix}
+    rng = np.random.default_rng(0)
+    total_weight = sum(mix.values())
+    elapsed = 0.0
+    for name, batch in batches.items():
+        share = max(1, int(steps * mix[name] / total_weight) // cfg.n_envs)
+        batch.reset()
+        start = time.perf_counter()
+        for _ in range(share):
+            masks = batch.action_masks()
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            batch.step(actions)
+        elapsed += (time.perf_counter() - start) / (share * cfg.n_envs) * mix[name] / total_weight
+    return 1.0 / elapsed
+
+
+def training(config_path: str, steps: int) -> list[str]:
+    """Steps/s of the whole ``train.py`` loop (PPO and its evaluations; no behaviour cloning) and
+    of the engine alone, and the PPO loop's split between rollouts and updates (tensorboard's
+    ``time/`` counters are not split that way, so the loop is timed by wrapping sb3's methods)."""
+    import tempfile
+
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.training.cli import main as train_main
+    from skipbo_env.training.run import Trainer
+
+    owners = {"collect_rollouts": MaskablePPO, "train": MaskablePPO, "_evaluate": Trainer}
+    spent = dict.fromkeys(owners, 0.0)
+    originals = {name: getattr(owner, name) for name, owner in owners.items()}
+
+    def timed(name):
+        def wrapper(self, *a, **k):
+            start = time.perf_counter()
+            try:
+                return originals[name](self, *a, **k)
+            finally:
+                spent[name] += time.perf_counter() - start
+        return wrapper
+
+    for name, owner in owners.items():
+        setattr(owner, name, timed(name))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            train_main(["--config", config_path, "--runs_dir", tmp, "--name", "bench", "--no-progress",
+                        "--total_timesteps", str(steps), "--pretrain.teacher", "null",
+                        "--eval.every", str(steps // 2), "--checkpoint_every", str(steps)])
+            wall = time.perf_counter() - start
+    finally:
+        for name, fn in originals.items():
+            setattr(owners[name], name, fn)
+    engine = engine_alone(config_path, min(steps, 65536))
+    rollouts = spent["collect_rollouts"] - spent["_evaluate"]  # evaluations run inside sb3's step callback
+    other = wall - spent["collect_rollouts"] - spent["train"]
+    return [f"## Training ({config_path}, {steps:,} PPO steps, evaluations every {steps // 2:,}, no behaviour cloning)",
+            "", "| what | figure |", "|---|---:|",
+            f"| whole train.py loop | {steps / wall:,.0f} steps/s |",
+            f"| the batched learner alone (random actions, same opponents) | {engine:,.0f} steps/s |",
+            f"| train.py / engine alone | {steps / wall / engine:.3f} |",
+            f"| rollout collection (policy forward, env step, buffer) | {rollouts:.1f} s ({100 * rollouts / wall:.0f}%) |",
+            f"| PPO updates (forward, backward, Adam) | {spent['train']:.1f} s ({100 * spent['train'] / wall:.0f}%) |",
+            f"| evaluations | {spent['_evaluate']:.1f} s ({100 * spent['_evaluate'] / wall:.0f}%) |",
+            f"| checkpoints, setup, the rest | {other:.1f} s ({100 * other / wall:.0f}%) |"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=200, help="games per tournament (default 200)")
     parser.add_argument("--batch", type=int, default=T.DEFAULT_BATCH, help="batched tournaments' batch size")
     parser.add_argument("--aec-steps", type=int, default=20000, help="AEC steps per timed run (default 20000)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["tournaments", "aec", "profile"])
+    parser.add_argument("--train", action="store_true", help="also time train.py (minutes)")
+    parser.add_argument("--train-config", default="configs/default.yaml")
+    parser.add_argument("--train-steps", type=int, default=32768)
     args = parser.parse_args()
     try:
         import torch
@@ -180,6 +265,8 @@ def main() -> None:
         out += aec(args.aec_steps) + [""]
     if "profile" not in args.skip:
         out += where_tournament_time_goes(max(20, args.games // 4), args.batch) + [""]
+    if args.train:
+        out += training(args.train_config, args.train_steps) + [""]
     print("\n".join(out))
 
 

@@ -8,8 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-
 from conftest import W, check_card_count, make_state
+
 from skipbo_env.rules import (
     DECK_SIZE,
     GameConfig,

@@ -92,6 +92,7 @@ class _TopK(_Search):
     def _other_discards(self, value: float, path: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
         """The best discard of each other card value from this position, valued like the planner's."""
         chosen = path[-1]
+        assert isinstance(chosen, Discard)  # _consider calls this for discard-ended paths only
         key = tuple(sorted(self.building))
         piles = []
         empty_seen = False
@@ -113,7 +114,8 @@ class _TopK(_Search):
                 v = placement_score(card, top) - keep
                 if v > top_value:
                     top_value, top_move = v, DISCARDS[card][d]
-            out.append((top_value, (*path[:-1], top_move)))
+            if top_move is not None:
+                out.append((top_value, (*path[:-1], top_move)))
         best_value = self._best_discard(key)[0]
         out = [(base - best_value + v, p) for v, p in out]
         out.sort(key=lambda item: -item[0])
@@ -146,7 +148,7 @@ def parse_search_spec(spec: str) -> dict[str, int]:
     if len(parts) > 2:
         raise ValueError(f"a search agent spec is 'search', 'search:W' or 'search:W:C', got {spec!r}")
     out = {"worlds": DEFAULT_WORLDS, "candidates": DEFAULT_CANDIDATES}
-    for key, text, high in zip(("worlds", "candidates"), parts, (MAX_WORLDS, MAX_CANDIDATES)):
+    for key, text, high in zip(("worlds", "candidates"), parts, (MAX_WORLDS, MAX_CANDIDATES), strict=False):
         if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= high:
             raise ValueError(f"search agent spec {spec!r}: {key} must be an int in 1..{high}, got {text!r}")
         out[key] = int(text)
@@ -201,8 +203,10 @@ class SearchAgent:
         for key, value, high in (("worlds", worlds, MAX_WORLDS), ("candidates", candidates, MAX_CANDIDATES)):
             if type(value) is not int or not 1 <= value <= high:
                 raise ValueError(f"{key} must be an int in 1..{high}, got {value!r}")
-        from ..vector import BatchEngine  # needs numba (the 'fast' extra); loaded only for this agent
-        from ..vector import kernels
+        from ..vector import (
+            BatchEngine,  # needs numba (the 'fast' extra); loaded only for this agent
+            kernels,
+        )
 
         self.config = config
         self.worlds = worlds
@@ -314,7 +318,7 @@ class SearchAgent:
         mine = np.full(eng.batch_size, me, np.int64)
         args = (eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self._seat_kind)
         K.batch_advance(*args, after)  # greedy finishes the seat's turn
-        reply = 0.0
+        reply: float | np.ndarray = 0.0
         if self.reply:
             nxt = (me + 1) % n
             hot0 = eng.hot[:used].astype(np.int64)

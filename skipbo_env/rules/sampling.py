@@ -120,7 +120,7 @@ def _check_building(view: SeatView) -> None:
             f"holds {len(view.building_piles)} piles but the view shows {len(view.building_values)} building "
             "values (a hand-built view without the pile cards cannot be sampled)",
         )
-    for b, (pile, value) in enumerate(zip(view.building_piles, view.building_values)):
+    for b, (pile, value) in enumerate(zip(view.building_piles, view.building_values, strict=True)):
         if len(pile) != value:
             raise StateError(f"view.building_piles[{b}]", f"holds {len(pile)} cards but shows {value}")
     if len(view.hand) != view.hand_sizes[view.seat]:
