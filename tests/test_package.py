@@ -71,7 +71,7 @@ def test_the_command_line_reports_a_missing_extra_in_one_line(monkeypatch, capsy
 
 # ============================================================= shipped agents
 def test_shipped_agents_load_by_name():
-    assert known_agents() == ["random", "greedy", "heuristic", *SHIPPED]
+    assert known_agents() == ["random", "greedy", "heuristic", *SHIPPED, "search"]
     path = shipped_agent_path("ppo-2p")
     assert path.is_file() and path.suffix == ".safetensors" and (path.parent / "ppo-2p.md").is_file()
     agent = load_agent("ppo-2p", GameConfig())
