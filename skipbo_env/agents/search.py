@@ -94,15 +94,7 @@ class _TopK(_Search):
         chosen = path[-1]
         assert isinstance(chosen, Discard)  # _consider calls this for discard-ended paths only
         key = tuple(sorted(self.building))
-        piles = []
-        empty_seen = False
-        for d in range(4):
-            top = self._own_top(d)
-            if top is None:
-                if empty_seen:
-                    continue
-                empty_seen = True
-            piles.append((d, top))
+        piles = self._discard_piles()
         base = value
         out = []
         for card in range(1, WILD + 1):

@@ -283,16 +283,22 @@ class _Search:
             value -= 2.0
         return value
 
-    def _best_discard(self, key: tuple[int, ...]) -> tuple[float, Move | None]:
+    def _discard_piles(self) -> list[tuple[int, int | None]]:
+        """(pile, top) of the own discard piles a discard may go on; empty piles are all alike,
+        so only the first empty one is listed."""
         piles = []
         empty_seen = False
         for d in range(4):
             top = self._own_top(d)
             if top is None:
                 if empty_seen:
-                    continue  # empty piles are all alike: try the first one only
+                    continue
                 empty_seen = True
             piles.append((d, top))
+        return piles
+
+    def _best_discard(self, key: tuple[int, ...]) -> tuple[float, Move | None]:
+        piles = self._discard_piles()
         best_value, best_move = -np.inf, None
         for card in range(1, WILD + 1):
             if not self.hand[card] or (card == WILD and not self.allow_wild_discard):
