@@ -161,7 +161,8 @@ class SearchAgent:
         reach: weight (stock cards) of the own side's chance, at the horizon, to reach its stock top
             in the coming turn (from its simulated hand and discard tops, :func:`_reach_chance`).
         threat: weight (stock cards) of the opponents' same chance at the horizon (subtracted).
-        reach_q, threat_q: chance that an unseen card supplies one missing number (own, opponents).
+        reach_q: chance that an unseen card supplies one of the own side's missing numbers.
+        threat_q: the same chance for the opponents.
         reply: weight (stock cards) of the next seat's chance to reach its stock top at the start of
             its turn right after the seat's (its refilled simulated hand; subtracted for an opponent).
         reply_q: the unseen-card chance for ``reply``.
