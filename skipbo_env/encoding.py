@@ -561,13 +561,14 @@ class SeatBlockObserver:
         return vec
 
 
-def observe(state: GameState, seat: int) -> dict[str, np.ndarray]:
+def observe(state: GameState, seat: int, view: SeatView | None = None) -> dict[str, np.ndarray]:
     """The AEC observation dict of ``seat``: the vector of its view, and the mask.
 
     The mask comes from the rules' legal move list; it is all zeros unless
-    ``seat`` is to move.
+    ``seat`` is to move. ``view`` is ``state.view(seat)`` when the caller has it already.
     """
-    view = state.view(seat)
+    if view is None:
+        view = state.view(seat)
     if view.to_move:
         mask = action_mask(state.legal_moves(), state.config)
     else:

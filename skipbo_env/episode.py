@@ -180,9 +180,10 @@ def decisions(state: GameState, agents: Sequence[Any], names: Sequence[str] | No
     """
     while not state.is_over:
         seat = state.current
-        observation = observe(state, seat)
+        view = state.view(seat)
+        observation = observe(state, seat, view)
         agent = agents[seat]
-        action = agent.act_view(state.view(seat)) if hasattr(agent, "act_view") else agent.act(observation)
+        action = agent.act_view(view) if hasattr(agent, "act_view") else agent.act(observation)
         move = checked_move(state, action, _who(seat, names))
         yield Decision(seat, observation, int(action), move)
         state.apply(move)

@@ -33,7 +33,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import ENV_DEFAULTS, RENDER_FPS, RENDER_MODES, check_seed, parse_config, raw_env
+from .aec import AEC_DEFAULTS, RENDER_FPS, RENDER_MODES, check_seed, parse_config, raw_env
 from .bots import make_bot
 from .draw import TableWindow, draw_table
 from .encoding import num_actions, observation_layout
@@ -50,10 +50,9 @@ from .render import render_table
 from .rules import GameState, IllegalMoveError
 
 SINGLE_DEFAULTS: dict[str, Any] = {
-    **ENV_DEFAULTS,
+    **AEC_DEFAULTS,  # render_mode, reward_shaping, render_full, illegal_action ("raise")
     "opponents": "random",
     "learner_seat": None,
-    "illegal_action": "raise",
 }
 """The env's own configuration keys with their defaults (game keys come on top)."""
 

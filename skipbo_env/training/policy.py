@@ -161,13 +161,35 @@ def _action_tables(n_actions: int) -> dict[str, np.ndarray]:
             "src_row": src_row, "value_row": value_row}
 
 
+PROJECTED_GROUPS: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("kind", ("kind",), 0),
+    ("card_row", ("card",), 24),
+    ("pile_row", ("pile", "pile_after", "own_chain", "next_chain", "partner_chain"), 5),
+    ("disc_row", ("discard_top", "discard_second", "discard_size"), 5),
+    ("relation", ("relation",), 52),
+    ("src_row", ("source_second", "source_size"), 9),
+    ("value_row", ("hand_copies", "bridge", "fits"), 14),
+)
+"""How :meth:`ActionScorer._action_in` cuts an action row: (the table an action gathers the group
+from, the ACTION_PIECES of the group, in order, and the table's rows). The tables: cards (24 rows by
+``card_row``), building piles (5 by ``pile_row``), target discard piles (5 by ``disc_row``), discard
+relations (52: pile * 13 + card slot), source discard piles (9 by ``src_row``), card facts (14 by
+``value_row``); ``kind`` is a constant per action, not a table."""
+if tuple(name for _, group, _ in PROJECTED_GROUPS for name in group) != tuple(n for n, _ in ACTION_PIECES):
+    raise RuntimeError("PROJECTED_GROUPS must list ACTION_PIECES in order")  # pragma: no cover - a code invariant
+GROUP_WIDTHS = tuple(sum(dict(ACTION_PIECES)[name] for name in group) for _, group, _ in PROJECTED_GROUPS)
+"""Width of each group of PROJECTED_GROUPS in the 144-wide action row."""
+
+
 def _selection(tables: dict[str, np.ndarray]) -> np.ndarray:
     """SELECT[a, r] = 1 when row ``r`` of the stacked projected tables of :meth:`ActionScorer._action_in`
-    is part of action ``a``'s feature row: its card (24 rows), building pile (5), target discard
-    pile (5), discard relation (52: pile * 13 + card slot), source discard pile (9), card facts (14)."""
+    (PROJECTED_GROUPS after ``kind``, in order) is part of action ``a``'s feature row."""
     n = len(tables["card_row"])
-    offsets = {"card_row": 0, "pile_row": 24, "disc_row": 29, "relation": 34, "src_row": 86, "value_row": 95}
-    select = np.zeros((n, 109), dtype=np.float32)
+    offsets, at = {}, 0
+    for table, _, rows in PROJECTED_GROUPS[1:]:
+        offsets[table] = at
+        at += rows
+    select = np.zeros((n, at), dtype=np.float32)
     for a in range(n):
         for name in ("card_row", "pile_row", "disc_row", "src_row", "value_row"):
             select[a, offsets[name] + tables[name][a]] = 1.0
@@ -348,8 +370,7 @@ class ActionScorer(nn.Module):
         t = self._tables(obs, st)
         w = self.action_in.weight.t()  # [144, hidden], rows in ACTION_PIECES order
         cut = dict(zip(("kind", "card", "pile", "disc", "relation", "src", "per_card"),
-                       torch.split(w, [7, CARD_SLOTS, t["piles"].shape[-1], 2 * CARD_SLOTS + 1, 4,
-                                       CARD_SLOTS + 1, 3]), strict=True))
+                       torch.split(w, list(GROUP_WIDTHS)), strict=True))
         disc = torch.cat([t["tops"], t["seconds"], t["sizes"][..., None]], dim=-1)
         # relation of a discard of card slot v on own pile d: REL[v, top of d]
         relation = torch.einsum("bdt,vtr->bdvr", t["tops"][:, :4], self.rel[:13]).reshape(b, 52, 4)
