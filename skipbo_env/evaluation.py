@@ -13,6 +13,12 @@ and B A B A; in the partner game the partners are the same agent). Prints markdo
 ``results.json``, ``agents.csv``, ``games.csv`` and ``win_rates.png`` to
 ``--out``. The work is in :func:`skipbo_env.agents.tournament.run_tournament`; see
 docs/baselines.md.
+
+``--ladder A B C ...`` plays a round robin instead: every pair of the agents in its own
+tournament of ``--games`` games (``--pair-games A:B=N`` for particular pairs), then pairwise
+win rates and OpenSkill ratings pooled over all the games
+(:func:`skipbo_env.agents.ladder.run_ladder`); it writes ``ladder.json``, ``ladder.md`` and
+``ladder.png`` to ``--out``.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import time
 from tqdm import tqdm
 
 from .agents import known_agents
+from .agents.ladder import parse_pair_games, run_ladder, write_ladder_outputs
 from .agents.report import markdown, write_outputs
 from .agents.tournament import DEFAULT_BATCH, participant_labels, run_tournament
 from .rules import ConfigError, GameConfig
@@ -34,12 +41,23 @@ def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description="Seat-balanced, deal-paired tournaments between Skip-Bo agents (see docs/baselines.md).",
         prog=prog,
-        epilog="Example: skipbo evaluate --agents heuristic greedy --games 2000 --seed 0",
+        epilog="Examples: skipbo evaluate --agents heuristic greedy --games 2000 --seed 0; "
+        "skipbo evaluate --ladder random greedy heuristic --games 1000 --seed 0",
     )
-    parser.add_argument(
-        "--agents", nargs="+", required=True, metavar="AGENT",
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument(
+        "--agents", nargs="+", metavar="AGENT",
         help=f"agent names ({', '.join(known_agents())}) or agent file paths (.safetensors); at most one per "
         "seat (per team in the partner game), cycled over the seats when fewer",
+    )
+    who.add_argument(
+        "--ladder", nargs="+", metavar="AGENT",
+        help="round robin instead of one tournament: every pair of these agents plays its own "
+        "tournament of --games games; pairwise win rates and pooled OpenSkill ratings",
+    )
+    parser.add_argument(
+        "--pair-games", action="append", default=[], metavar="SPEC1:SPEC2=N",
+        help="with --ladder: N games for this pair instead of --games (repeatable)",
     )
     parser.add_argument(
         "--allow-pickle", action="store_true",
@@ -47,7 +65,8 @@ def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
         "A pickled model file can run arbitrary code when loaded; only use it for files you made or trust",
     )
     parser.add_argument("--games", type=int, default=2000,
-                        help="total games, a multiple of the seatings per deal (default 2000)")
+                        help="total games (per pair with --ladder), a multiple of the seatings per deal "
+                             "(default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     parser.add_argument("--players", type=int, default=2, help="players per game, 2-6 (default 2)")
     parser.add_argument("--partner", action="store_true", help="partner game (4 or 6 players, R27)")
@@ -107,6 +126,10 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
         )
     except ConfigError as exc:
         parser.error(str(exc))
+    if args.ladder is not None:
+        return ladder_main(parser, args, config)
+    if args.pair_games:
+        parser.error("--pair-games needs --ladder")
     specs = tuple(os.fspath(a) for a in args.agents)
     out = args.out or os.path.join("runs", "evaluate", default_run_name(participant_labels(specs), config, args.seed))
     for flag, folder in (("--out", out), ("--save-records", args.save_records)):
@@ -141,6 +164,45 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
     print(f"Wall time {wall:.1f} s. Wrote {', '.join(str(p) for p in paths)}.")
     if args.save_records:
         print(f"Game records in {args.save_records}.")
+    return 0
+
+
+def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, config: GameConfig) -> int:
+    """``--ladder``: play the round robin, print its tables, write ``ladder.json``/``.md``/``.png``."""
+    specs = tuple(os.fspath(a) for a in args.ladder)
+    pair_games: dict[tuple[str, str], int] = {}
+    for text in args.pair_games:
+        try:
+            pair, n = parse_pair_games(text, specs)
+        except ValueError as exc:
+            parser.error(str(exc))
+        if pair_games.get(pair, n) != n or pair_games.get(pair[::-1], n) != n:
+            parser.error(f"--pair-games gives {pair[0]}:{pair[1]} twice with different counts")
+        pair_games[pair] = n
+    labels = participant_labels(specs)
+    out = args.out or os.path.join("runs", "evaluate", default_run_name(("ladder", *labels), config, args.seed))
+    for flag, folder in (("--out", out), ("--save-records", args.save_records)):
+        if folder is not None and os.path.exists(folder) and not os.path.isdir(folder):
+            parser.error(f"{flag} {folder}: exists and is not a folder")
+
+    def progress(line: str) -> None:
+        print(f"[ladder {time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+    try:
+        result = run_ladder(
+            specs, config, games=args.games, seed=args.seed, pair_games=pair_games, workers=args.workers,
+            progress=None if args.no_progress else progress, records_dir=args.save_records,
+            allow_pickle=args.allow_pickle, batch_size=args.batch_size,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    extra = {"workers": args.workers or os.cpu_count(), "argv": sys.argv[1:]}
+    paths = write_ladder_outputs(result, out, extra)
+    print(result.to_markdown())
+    print()
+    print(f"Wall time {result.wall_seconds:.1f} s. Wrote {', '.join(str(p) for p in paths)}.")
+    if args.save_records:
+        print(f"Game records in {args.save_records} (one folder per pair).")
     return 0
 
 
