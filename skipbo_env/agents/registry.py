@@ -62,7 +62,19 @@ def known_agents() -> list[str]:
 
 
 def make_agent(name: str, config: GameConfig, seed: int | None = None) -> ScriptedAgent:
-    """A scripted agent by name (see :data:`AGENTS`); unknown names fail with the list of known ones."""
+    """A scripted agent by name (see :data:`AGENTS`); unknown names fail with the list of known ones.
+
+    ``heuristic`` plans with the compiled planner when numba is installed (the ``fast``
+    extra; :func:`skipbo_env.vector.heuristic.compiled_heuristic`: the same moves, about
+    12 times faster per search), else with the Python planner.
+    """
+    if name == "heuristic":
+        try:
+            from ..vector.heuristic import compiled_heuristic
+        except ImportError:  # no numba: the Python planner plays the same moves
+            pass
+        else:
+            return compiled_heuristic(config, seed)
     return make_bot(name, config, seed)
 
 

@@ -34,7 +34,7 @@ deterministic: equal scores go to the first sequence found in a fixed order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -462,17 +462,32 @@ def _predict(signature: tuple, move: Move) -> tuple | None:
     return (tuple(hand), tuple(building), *rest)
 
 
+Planner = Callable[[ObservationFields, GameConfig, HeuristicWeights], Sequence[Move]]
+"""A turn planner: the best play sequence from the decoded observation (see :func:`plan_turn`)."""
+
+
+def plan_turn(obs: ObservationFields, config: GameConfig, weights: HeuristicWeights = DEFAULT_WEIGHTS,
+              ) -> tuple[Move, ...]:
+    """The planner's best sequence from this position: plays, then a discard, end turn, or a
+    final stock/refill play (empty when it considered nothing). The reference (Python) planner;
+    ``skipbo_env.vector.heuristic.compiled_plan`` is the same search compiled."""
+    return _Search(obs, config, weights).run()
+
+
 class HeuristicPolicy:
     """The heuristic's decision rule as a policy ``(obs, legal, rng) -> Move`` for one configuration.
 
     See the module docstring. A planned move that is not in ``legal`` (only
     possible if the observation and mask disagree) falls back to
-    :func:`skipbo_env.bots.greedy.greedy_move`.
+    :func:`skipbo_env.bots.greedy.greedy_move`. ``planner`` computes the plans
+    (default :func:`plan_turn`; the compiled planner gives the same plans).
     """
 
-    def __init__(self, config: GameConfig, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:
+    def __init__(self, config: GameConfig, weights: HeuristicWeights = DEFAULT_WEIGHTS,
+                 planner: Planner = plan_turn) -> None:
         self.config = config
         self.weights = weights
+        self.planner = planner
         self._plan: list[Move] = []
         self._expect: tuple | None = None
         self.searches = 0
@@ -485,7 +500,7 @@ class HeuristicPolicy:
         signature = _signature(obs)
         if not (self._plan and signature == self._expect):
             self.searches += 1
-            self._plan = list(_Search(obs, self.config, self.weights).run())
+            self._plan = list(self.planner(obs, self.config, self.weights))
         move = self._plan.pop(0) if self._plan else None
         if move is None or move not in legal:
             self.reset()
@@ -500,10 +515,11 @@ class HeuristicAgent(ScriptedAgent):
     name = "heuristic"
 
     def __init__(
-        self, config: GameConfig, seed: int | None = None, weights: HeuristicWeights = DEFAULT_WEIGHTS
+        self, config: GameConfig, seed: int | None = None, weights: HeuristicWeights = DEFAULT_WEIGHTS,
+        planner: Planner = plan_turn,
     ) -> None:
         super().__init__(config, seed)
-        self.policy = HeuristicPolicy(config, weights)
+        self.policy = HeuristicPolicy(config, weights, planner)
 
     def seed(self, seed: int | None = None) -> None:
         super().seed(seed)
@@ -513,4 +529,12 @@ class HeuristicAgent(ScriptedAgent):
         return self.policy(obs, legal, self.rng)
 
 
-__all__ = ["HeuristicAgent", "HeuristicPolicy", "HeuristicWeights", "placement_score", "reach_chance"]
+__all__ = [
+    "HeuristicAgent",
+    "HeuristicPolicy",
+    "HeuristicWeights",
+    "Planner",
+    "placement_score",
+    "plan_turn",
+    "reach_chance",
+]

@@ -34,6 +34,8 @@ stock plays ``125+b``, partner discard-top plays ``129+4d+b``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -670,6 +672,473 @@ def greedy_choice(hot, cf, arng, b, legal, count):
                 return a
             k -= 1
     return -1
+
+
+# ======================================================= the heuristic's planner
+# ``bots.heuristic._Search`` over arrays: the same depth-first search over the plays of the cards
+# the seat can see, the same scores added in the same order (so the same floats), the same visit
+# order and node budget. Inputs: a position vector (``H_*`` below, packed from the seat's view by
+# ``heuristic_position`` in the engine or by ``skipbo_env.vector.heuristic`` from the decoded
+# fields) and the weight vector (``W_*``, ``HeuristicWeights`` in field order).
+H_HAND = 0  # 14: count of each card value (index = value, 0 unused)
+H_BUILD = 14  # 4 building pile values
+H_STOCK = 18  # own stock top, 0 none
+H_LAST = 19  # 1 when the own stock holds one card
+H_OWN_N = 20  # 4: own discard cards known (0..2)
+H_OWN = 24  # 4 x 2: own discard cards, top first
+H_OWN_SIZE = 32  # 4 own discard pile sizes
+H_PARTNER = 36  # 1 in the partner game
+H_PSTOCK = 37  # partner stock top, 0 none
+H_PN = 38  # 4: partner discard cards known
+H_PCARDS = 42  # 4 x 2: partner discard cards, top first
+H_DRAWABLE = 50  # draw pile + completed pile sizes
+H_WILD_OK = 51  # allow_wild_discard
+H_MUST = 52  # must_play_stock
+H_OTHERS = 53  # number of other seats
+H_SEATS = 54  # per other seat, in play order: stock top (0 none), 4 discard tops (0 none), is partner
+H_SEAT_W = 6
+H_SIZE = H_SEATS + 5 * H_SEAT_W
+
+W_STOCK = 0
+W_PSTOCK = 1
+W_REFILL = 2
+W_WILD_SPENT = 3
+W_HAND_PLAY = 4
+W_DISCARD_PLAY = 5
+W_PDISCARD_PLAY = 6
+W_COMPLETED = 7
+W_DANGER = 8
+W_PHELP = 9
+W_OWN_REACH = 10
+W_UNSEEN = 11
+W_OWN_UNSEEN = 12
+W_DECAY = 13
+W_DRY_CARDS = 14
+W_DRY_DANGER = 15
+W_DRY_PLAY = 16
+W_DRY_COMPLETED = 17
+W_MAX_NODES = 18
+W_SIZE = 19
+
+PLAN_MAX = 64  # moves in a plan: at most 5 hand + 4 * 2 own + 1 + 4 * 2 partner cards + the last
+_MAX_CHAIN = HAND_SIZE + 4
+_EMPTY = -1  # a discard pile top in the plan: empty (0 = a card the seat cannot see)
+_SEEN_SLOTS = 8192  # open-addressing table of expanded positions (at most W_MAX_NODES of them)
+_FRAME = 48  # candidate plays per position (stock 4 + own tops 16 + partner 4 + 16 + hand 12 + 4)
+_DEPTH = 32  # plays in one sequence (5 hand + 8 own + 8 partner + 2 stocks, rounded up)
+
+
+@njit(cache=True)
+def _reach(target, key, numbers, jokers, q):
+    """``bots.heuristic.reach_chance`` over the sorted pile values ``key``; ``numbers[v]`` true when held."""
+    if target == 0:
+        return 0.0
+    if target == WILD:
+        return 1.0
+    none = 1.0
+    for i in range(4):
+        pile = key[i]
+        length = (target - pile - 1) % PILE_COMPLETE
+        if length > _MAX_CHAIN:
+            continue
+        missing = length - jokers
+        for j in range(length):
+            if numbers[(pile + j) % PILE_COMPLETE + 1]:
+                missing -= 1
+        if missing <= 0:
+            return 1.0
+        none *= 1.0 - math.pow(q, float(missing))
+    return 1.0 - none
+
+
+@njit(cache=True)
+def _placement(card, top):
+    """``bots.heuristic.placement_score``; ``top`` -1 empty, 0 unknown."""
+    if top == 0:
+        return 0.0
+    if card == WILD:
+        if top == _EMPTY:
+            return 1.0
+        return 0.0 if top == WILD else -1.0
+    if top == _EMPTY:
+        return 0.5 + card / 12.0
+    if top == WILD:
+        return -6.0
+    if top == card + 1:
+        return 4.0
+    if top == card:
+        return 2.5
+    if top > card:
+        return 1.5 - 0.2 * (top - card)
+    return -2.0 - 0.2 * (card - top)
+
+
+@njit(cache=True)
+def _sorted4(building, key):
+    for i in range(4):
+        key[i] = building[i]
+    for i in range(1, 4):
+        v = key[i]
+        j = i - 1
+        while j >= 0 and key[j] > v:
+            key[j + 1] = key[j]
+            j -= 1
+        key[j + 1] = v
+
+
+@njit(cache=True)
+def _table(key, nseat, stop, numbers, jokers, weight, q):
+    """``_Search._table_value``: minus each other seat's weighted chance to reach its stock top."""
+    value = 0.0
+    for s in range(nseat):
+        value -= weight[s] * _reach(stop[s], key, numbers[s], jokers[s], q)
+    return value
+
+
+@njit(cache=True)
+def _own_top(pos, depth, d):
+    """The own discard pile's top at this point of the plan: a card, -1 empty, 0 unknown."""
+    dep = depth[d]
+    if dep < pos[H_OWN_N + d]:
+        return pos[H_OWN + 2 * d + dep]
+    return _EMPTY if dep >= pos[H_OWN_SIZE + d] else 0
+
+
+@njit(cache=True)
+def _own_reach(pos, hand, depth, key, wts, numbers):
+    top = pos[H_STOCK]
+    if top == 0 or top == WILD:
+        return 0.0
+    numbers[:] = False
+    for c in range(1, PILE_COMPLETE + 1):
+        if hand[c]:
+            numbers[c] = True
+    jokers = hand[WILD]
+    for d in range(4):
+        card = _own_top(pos, depth, d)
+        if card == WILD:
+            jokers += 1
+        elif card > 0:
+            numbers[card] = True
+    return wts[W_OWN_REACH] * _reach(top, key, numbers, jokers, wts[W_OWN_UNSEEN])
+
+
+@njit(cache=True)
+def _keep(pos, hand, card, key):
+    """``_Search._keep_value``: how much a hand card is worth keeping rather than discarding."""
+    if card == WILD:
+        return 50.0
+    dist = 12
+    for i in range(4):
+        dist = min(dist, (card - key[i] - 1) % PILE_COMPLETE)
+    value = max(0, 4 - dist) * 1.5
+    top = pos[H_STOCK]
+    if top != 0 and top != WILD:
+        for i in range(4):
+            length = min((top - key[i] - 1) % PILE_COMPLETE, HAND_SIZE)
+            found = False
+            for j in range(length):
+                if (key[i] + j) % PILE_COMPLETE + 1 == card:
+                    found = True
+                    break
+            if found:
+                value += 4.0
+                break
+    if hand[card] >= 2:
+        value -= 2.0
+    return value
+
+
+@njit(cache=True)
+def _best_discard(pos, hand, depth, key):
+    """``_Search._best_discard``: (value, action id), -1 when no card may be discarded."""
+    best_value = -np.inf
+    best = -1
+    for card in range(1, WILD + 1):
+        if hand[card] == 0 or (card == WILD and pos[H_WILD_OK] == 0):
+            continue
+        keep = _keep(pos, hand, card, key)
+        empty_seen = False
+        for d in range(4):
+            top = _own_top(pos, depth, d)
+            if top == _EMPTY:
+                if empty_seen:
+                    continue
+                empty_seen = True
+            value = _placement(card, top) - keep
+            if value > best_value:
+                best_value = value
+                best = A_DISCARD + 4 * (card - 1) + d
+    return best_value, best
+
+
+@njit(cache=True)
+def _node_code(hand, key, depth, pdepth):
+    """The search position (hand multiset, sorted piles, discard depths) as one int64."""
+    code = 0
+    for c in range(1, WILD + 1):
+        for _ in range(hand[c]):
+            code = code * 14 + c
+    for i in range(4):
+        code = code * 12 + key[i]
+    for d in range(4):
+        code = code * 3 + depth[d]
+    for d in range(4):
+        code = code * 3 + pdepth[d]
+    return code + 1
+
+
+@njit(cache=True)
+def _seen_add(table, code):
+    """Add ``code`` to the open-addressing set; False when it was there already."""
+    h = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(51))
+    while True:
+        v = table[h]
+        if v == 0:
+            table[h] = code
+            return True
+        if v == code:
+            return False
+        h = (h + 1) & (_SEEN_SLOTS - 1)
+
+
+@njit(cache=True)
+def _gen_plays(pos, hand, building, depth, pdepth, acts, cards):
+    """``_Search._plays``: candidate plays, one pile per distinct pile value, in the search's order."""
+    n = 0
+    distinct = np.empty(4, np.int64)
+    nd = 0
+    first = np.full(PILE_COMPLETE + 2, -1, np.int64)
+    for b in range(4):
+        v = building[b] + 1
+        if first[v] < 0:
+            first[v] = b
+            distinct[nd] = b
+            nd += 1
+    # (card, action base) in order: stock, own discard tops, partner stock, partner tops, hand
+    for src in range(1 + 4 + 1 + 4 + WILD):
+        if src == 0:
+            card = pos[H_STOCK]
+            base = A_STOCK
+        elif src <= 4:
+            d = src - 1
+            card = pos[H_OWN + 2 * d + depth[d]] if depth[d] < pos[H_OWN_N + d] else 0
+            base = A_DISC + 4 * d
+        elif src == 5:
+            card = pos[H_PSTOCK] if pos[H_PARTNER] else 0
+            base = A_PSTOCK
+        elif src <= 9:
+            d = src - 6
+            card = pos[H_PCARDS + 2 * d + pdepth[d]] if pos[H_PARTNER] and pdepth[d] < pos[H_PN + d] else 0
+            base = A_PDISC + 4 * d
+        else:
+            card = src - 9
+            if hand[card] == 0:
+                card = 0
+            base = A_HAND + 4 * (card - 1)
+        if card == 0:
+            continue
+        if card == WILD:
+            for i in range(nd):
+                acts[n] = base + distinct[i]
+                cards[n] = card
+                n += 1
+        elif first[card] >= 0:
+            acts[n] = base + first[card]
+            cards[n] = card
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def heuristic_plan(pos, wts, out):
+    """``bots.heuristic._Search.run``: the best play sequence into ``out``; returns its length
+    (0 when the search considered nothing, where the policy falls back to the greedy move)."""
+    hand = pos[H_HAND:H_HAND + 14].copy()
+    building = pos[H_BUILD:H_BUILD + 4].copy()
+    depth = np.zeros(4, np.int64)
+    pdepth = np.zeros(4, np.int64)
+    key = np.empty(4, np.int64)
+    numbers = np.zeros(PILE_COMPLETE + 2, np.bool_)
+    # the other seats that count: weight, stock top, numbers and wilds on their discard tops
+    nseat = 0
+    weight = np.empty(5, np.float64)
+    stop = np.empty(5, np.int64)
+    snumbers = np.zeros((5, PILE_COMPLETE + 2), np.bool_)
+    sjokers = np.zeros(5, np.int64)
+    drawable = pos[H_DRAWABLE]
+    dry = max(0.0, 1.0 - drawable / wts[W_DRY_CARDS]) if wts[W_DRY_CARDS] > 0 else 0.0
+    danger_scale = 1.0 - dry * (1.0 - wts[W_DRY_DANGER])
+    play_credit = dry * wts[W_DRY_PLAY]
+    completed_credit = wts[W_COMPLETED] + dry * wts[W_DRY_COMPLETED]
+    can_draw = min(HAND_SIZE, drawable)
+    decay = 1.0
+    for s in range(pos[H_OTHERS]):
+        o = H_SEATS + s * H_SEAT_W
+        top = pos[o]
+        if top != 0 and top != WILD:
+            for d in range(4):
+                c = pos[o + 1 + d]
+                if c == WILD:
+                    sjokers[nseat] += 1
+                elif c != 0:
+                    snumbers[nseat, c] = True
+            scale = -wts[W_PHELP] if pos[o + 5] else wts[W_DANGER]
+            scale *= decay * danger_scale
+            weight[nseat] = scale
+            stop[nseat] = top
+            nseat += 1
+        decay *= wts[W_DECAY]
+    q = wts[W_UNSEEN]
+    max_nodes = np.int64(wts[W_MAX_NODES])
+    stock_top = pos[H_STOCK]
+    last_stock = pos[H_LAST] != 0
+    must = pos[H_MUST] != 0
+
+    seen = np.zeros(_SEEN_SLOTS, np.int64)
+    acts = np.empty((_DEPTH, _FRAME), np.int64)
+    cards = np.empty((_DEPTH, _FRAME), np.int64)
+    count = np.zeros(_DEPTH, np.int64)
+    idx = np.zeros(_DEPTH, np.int64)
+    hsize = np.zeros(_DEPTH, np.int64)
+    undo_pile = np.zeros(_DEPTH, np.int64)
+    undo_credit = np.zeros(_DEPTH, np.float64)
+    path = np.empty(_DEPTH, np.int64)
+    best_value = -np.inf
+    best_len = 0
+    credit = 0.0
+    nodes = 0
+    k = 0
+    enter = True
+    while True:
+        if enter:  # _visit at depth k (path[:k] played)
+            enter = False
+            _sorted4(building, key)
+            expand = nodes < max_nodes and _seen_add(seen, _node_code(hand, key, depth, pdepth))
+            if expand:
+                nodes += 1
+                table = _table(key, nseat, stop, snumbers, sjokers, weight, q)
+                size = 0
+                for c in range(1, WILD + 1):
+                    size += hand[c]
+                hsize[k] = size
+                fits = False
+                if stock_top == WILD:
+                    fits = True
+                elif stock_top != 0:
+                    for i in range(4):
+                        if building[i] == stock_top - 1:
+                            fits = True
+                if not (must and fits):
+                    if size:
+                        dvalue, dmove = _best_discard(pos, hand, depth, key)
+                        if dmove >= 0:
+                            value = credit + table + _own_reach(pos, hand, depth, key, wts, numbers) + dvalue
+                            if value > best_value:
+                                best_value = value
+                                out[:k] = path[:k]
+                                out[k] = dmove
+                                best_len = k + 1
+                    else:
+                        value = credit + table + _own_reach(pos, hand, depth, key, wts, numbers)
+                        if value > best_value:
+                            best_value = value
+                            out[:k] = path[:k]
+                            out[k] = A_END
+                            best_len = k + 1
+                count[k] = _gen_plays(pos, hand, building, depth, pdepth, acts[k], cards[k])
+                idx[k] = 0
+            elif k == 0:
+                break
+            else:  # not expanded: back to the parent, which undoes its play
+                k -= 1
+                a = acts[k, idx[k]]
+                card = cards[k, idx[k]]
+                if a < A_STOCK:
+                    hand[card] += 1
+                elif a >= A_PDISC:
+                    pdepth[(a - A_PDISC) // 4] -= 1
+                elif a >= A_DISC and a < A_DISCARD:
+                    depth[(a - A_DISC) // 4] -= 1
+                building[a % 4 if a < A_END else (a - A_PSTOCK) % 4] = undo_pile[k]
+                credit = undo_credit[k]
+                idx[k] += 1
+        if idx[k] >= count[k]:
+            if k == 0:
+                break
+            k -= 1
+            a = acts[k, idx[k]]
+            card = cards[k, idx[k]]
+            if a < A_STOCK:
+                hand[card] += 1
+            elif a >= A_PDISC:
+                pdepth[(a - A_PDISC) // 4] -= 1
+            elif a >= A_DISC and a < A_DISCARD:
+                depth[(a - A_DISC) // 4] -= 1
+            building[a % 4 if a < A_END else (a - A_PSTOCK) % 4] = undo_pile[k]
+            credit = undo_credit[k]
+            idx[k] += 1
+            continue
+        # _apply the next play of this position
+        a = acts[k, idx[k]]
+        card = cards[k, idx[k]]
+        pile = a % 4 if a < A_END else (a - A_PSTOCK) % 4
+        undo_pile[k] = building[pile]
+        undo_credit[k] = credit
+        credit += play_credit
+        stock_src = A_STOCK <= a < A_DISC
+        pstock_src = A_PSTOCK <= a < A_PDISC
+        if a < A_STOCK:
+            hand[card] -= 1
+            if card != WILD:
+                credit += wts[W_HAND_PLAY]
+        elif a >= A_PDISC:
+            pdepth[(a - A_PDISC) // 4] += 1
+            credit += wts[W_PDISCARD_PLAY]
+        elif a >= A_DISC and a < A_DISCARD:
+            depth[(a - A_DISC) // 4] += 1
+            credit += wts[W_DISCARD_PLAY]
+        if card == WILD and not stock_src and not pstock_src:
+            credit -= wts[W_WILD_SPENT]
+        building[pile] += 1
+        if building[pile] == PILE_COMPLETE:
+            building[pile] = 0
+            credit += completed_credit
+        final = True
+        if stock_src:
+            _sorted4(building, key)
+            bonus = wts[W_STOCK] * (10.0 if last_stock else 1.0)
+            value = credit + bonus + _table(key, nseat, stop, snumbers, sjokers, weight, q)
+        elif pstock_src:
+            _sorted4(building, key)
+            value = credit + wts[W_PSTOCK] + _table(key, nseat, stop, snumbers, sjokers, weight, q)
+        elif a < A_STOCK and hsize[k] == 1 and can_draw:
+            refill = wts[W_REFILL] * can_draw / HAND_SIZE
+            _sorted4(building, key)
+            value = credit + refill + 0.5 * _table(key, nseat, stop, snumbers, sjokers, weight, q)
+        else:
+            final = False
+        if final:
+            if value > best_value:
+                best_value = value
+                out[:k] = path[:k]
+                out[k] = a
+                best_len = k + 1
+            # _undo
+            if a < A_STOCK:
+                hand[card] += 1
+            elif a >= A_PDISC:
+                pdepth[(a - A_PDISC) // 4] -= 1
+            elif a >= A_DISC and a < A_DISCARD:
+                depth[(a - A_DISC) // 4] -= 1
+            building[pile] = undo_pile[k]
+            credit = undo_credit[k]
+            idx[k] += 1
+        else:
+            path[k] = a
+            k += 1
+            enter = True
+    return best_len
 
 
 @njit(cache=True)

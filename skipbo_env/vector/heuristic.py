@@ -1,0 +1,97 @@
+"""The heuristic's planner compiled: the same plans as :func:`skipbo_env.bots.heuristic.plan_turn`.
+
+:func:`compiled_plan` packs the decoded observation into the position vector
+of :func:`skipbo_env.vector.kernels.heuristic_plan` and runs the compiled
+search: the same depth-first search, visit order, node budget and floating
+point sums as the Python planner, so the same plan
+(``tests/test_compiled_heuristic.py`` compares them on many thousands of
+positions). :func:`compiled_heuristic` builds a
+:class:`~skipbo_env.bots.HeuristicAgent` that plans with it; the agent
+registry (``load_agent("heuristic")``) uses it whenever numba is installed.
+The batched engine's in-engine heuristic packs the same vector from its
+arrays (``heuristic_position``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple, fields
+
+import numpy as np
+
+from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicAgent, HeuristicWeights
+from ..encoding import ObservationFields
+from ..rules import ALL_MOVES, WILD, GameConfig, Move
+from . import kernels as K
+
+_WEIGHT_NAMES = tuple(f.name for f in fields(HeuristicWeights))
+if len(_WEIGHT_NAMES) != K.W_SIZE or _WEIGHT_NAMES[K.W_MAX_NODES] != "max_nodes":  # pragma: no cover
+    raise ImportError("kernels.W_* do not match HeuristicWeights' fields")
+_WEIGHT_CACHE: dict[HeuristicWeights, np.ndarray] = {}
+
+
+def weights_vector(weights: HeuristicWeights) -> np.ndarray:
+    """The weights as the kernel's float64 vector (``kernels.W_*``, the dataclass field order)."""
+    vec = _WEIGHT_CACHE.get(weights)
+    if vec is None:
+        vec = np.array(astuple(weights), dtype=np.float64)
+        _WEIGHT_CACHE[weights] = vec
+    return vec
+
+
+def _card(card: int | None) -> int:
+    return 0 if card is None else card
+
+
+def pack_position(obs: ObservationFields, config: GameConfig) -> np.ndarray:
+    """The kernel's position vector (``kernels.H_*``) of the seat the observation belongs to."""
+    pos = np.zeros(K.H_SIZE, np.int64)
+    pos[K.H_HAND + 1:K.H_HAND + 14] = obs.hand_counts
+    pos[K.H_BUILD:K.H_BUILD + 4] = obs.building_values
+    me = obs.me
+    pos[K.H_STOCK] = _card(me.stock_top)
+    pos[K.H_LAST] = me.stock_size == 1
+    for d in range(4):
+        top, second = me.discard_tops[d], me.discard_seconds[d]
+        pos[K.H_OWN_N + d] = 0 if top is None else (1 if second is None else 2)
+        pos[K.H_OWN + 2 * d] = _card(top)
+        pos[K.H_OWN + 2 * d + 1] = _card(second)
+        pos[K.H_OWN_SIZE + d] = me.discard_sizes[d]
+    partner = obs.partner
+    if partner is not None:
+        pos[K.H_PARTNER] = 1
+        pos[K.H_PSTOCK] = _card(partner.stock_top)
+        for d in range(4):
+            top, second = partner.discard_tops[d], partner.discard_seconds[d]
+            pos[K.H_PN + d] = 0 if top is None else (1 if second is None else 2)
+            pos[K.H_PCARDS + 2 * d] = _card(top)
+            pos[K.H_PCARDS + 2 * d + 1] = _card(second)
+    pos[K.H_DRAWABLE] = obs.draw_size + obs.completed_size
+    pos[K.H_WILD_OK] = config.allow_wild_discard
+    pos[K.H_MUST] = config.must_play_stock
+    others = obs.seats[1:]
+    pos[K.H_OTHERS] = len(others)
+    for s, seat in enumerate(others):
+        o = K.H_SEATS + s * K.H_SEAT_W
+        pos[o] = _card(seat.stock_top)
+        pos[o + 1:o + 5] = [_card(c) for c in seat.discard_tops]
+        pos[o + 5] = seat.is_partner
+    return pos
+
+
+def compiled_plan(obs: ObservationFields, config: GameConfig,
+                  weights: HeuristicWeights = DEFAULT_WEIGHTS) -> tuple[Move, ...]:
+    """:func:`skipbo_env.bots.heuristic.plan_turn`, compiled (same plan)."""
+    out = np.empty(K.PLAN_MAX, np.int64)
+    length = K.heuristic_plan(pack_position(obs, config), weights_vector(weights), out)
+    return tuple(ALL_MOVES[a] for a in out[:length].tolist())
+
+
+def compiled_heuristic(config: GameConfig, seed: int | None = None,
+                       weights: HeuristicWeights = DEFAULT_WEIGHTS) -> HeuristicAgent:
+    """A :class:`~skipbo_env.bots.HeuristicAgent` that plans with :func:`compiled_plan` (same moves, faster)."""
+    return HeuristicAgent(config, seed, weights, planner=compiled_plan)
+
+
+assert WILD == K.WILD
+
+__all__ = ["compiled_heuristic", "compiled_plan", "pack_position", "weights_vector"]
