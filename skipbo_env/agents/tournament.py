@@ -233,6 +233,11 @@ def play_games(
     own seeds, and a batched agent decides each game from that game's observation alone, so a
     game's moves do not depend on which other games share its batch.
     """
+    if records_dir is None and _engine_games() is not None and all(
+        spec in _engine_games().IN_ENGINE or hasattr(_agent(spec, config, 0, 0, allow_pickle), "act_batch")
+        for spec in specs
+    ):
+        return _play_in_engine(specs, labels, config, seed, indices, plan, allow_pickle)
     states, players, names, firsts = [], [], [], []
     recorders: list[GameRecorder | None] = []
     for slot, index in enumerate(indices):
@@ -258,24 +263,67 @@ def play_games(
     run_games(states, players, names, on_move=record if records_dir else None)
     results = []
     for slot, index in enumerate(indices):
-        deal, lineup = divmod(index, len(plan))
         state, recorder = states[slot], recorders[slot]
         if recorder is not None:
             assert records_dir  # a recorder is started only when records_dir is given
             recorder.record().save(Path(records_dir) / f"game_{index:06d}.json")
-        results.append(GameResult(
-            index=index,
-            deal=deal,
-            lineup=lineup,
-            seats=plan[lineup],
-            first_player=firsts[slot],
-            winner=state.winner,
-            winners=tuple(state.winners),
-            truncated=state.truncated,
-            turns=state.turn,
-            stock_left=tuple(len(s) for s in state.stocks),
-        ))
+        results.append(_result(index, plan, firsts[slot], state))
     return results
+
+
+def _engine_games() -> Any:
+    """:mod:`skipbo_env.vector.games` when numba is installed, else ``None``."""
+    try:
+        from ..vector import games
+    except ImportError:
+        return None
+    return games
+
+
+def _play_in_engine(
+    specs: tuple[str, ...],
+    labels: tuple[str, ...],
+    config: GameConfig,
+    seed: int,
+    indices: Sequence[int],
+    plan: tuple[tuple[int, ...], ...],
+    allow_pickle: bool,
+) -> list[GameResult]:
+    """:func:`play_games` in the batched engine (:func:`skipbo_env.vector.games.play_engine_games`):
+    scripted seats replayed in compiled code from the seeds their Python agents would get, the
+    others batched agents. The same games as the rules-core loop, much faster."""
+    games = _engine_games()
+    states, kinds, seeds, outside, names = [], [], [], [], []
+    for index in indices:
+        deal, lineup = divmod(index, len(plan))
+        seats = plan[lineup]
+        states.append(new_game(config, deal_seed(seed, deal)))
+        kinds.append([games.IN_ENGINE.get(specs[a], games.OUTSIDE) for a in seats])
+        seeds.append([agent_seed(seed, deal, lineup, seat) for seat in range(len(seats))])
+        outside.append([None if specs[a] in games.IN_ENGINE else _agent(specs[a], config, seat, 0, allow_pickle)
+                        for seat, a in enumerate(seats)])
+        names.append([labels[a] for a in seats])
+    finals = games.play_engine_games(states, kinds, seeds, outside, names)
+    return [
+        _result(index, plan, start.current, final)
+        for index, start, final in zip(indices, states, finals, strict=True)
+    ]
+
+
+def _result(index: int, plan: tuple[tuple[int, ...], ...], first_player: int, state: Any) -> GameResult:
+    deal, lineup = divmod(index, len(plan))
+    return GameResult(
+        index=index,
+        deal=deal,
+        lineup=lineup,
+        seats=plan[lineup],
+        first_player=first_player,
+        winner=state.winner,
+        winners=tuple(state.winners),
+        truncated=state.truncated,
+        turns=state.turn,
+        stock_left=tuple(len(s) for s in state.stocks),
+    )
 
 
 def play_one(

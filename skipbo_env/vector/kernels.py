@@ -628,7 +628,19 @@ def _discard_card(hot, b, legal, count):
 
 
 @njit(cache=True)
-def greedy_choice(hot, cf, arng, b, legal, count):
+def draw_below(arng, apcg, b, row, k):
+    """Uniform int in 0..k-1: from the game's splitmix64 agent stream when ``row < 0``, else exactly
+    what numpy's ``Generator.integers(k)`` returns for the generator whose PCG64 state is
+    ``apcg[row]`` (no draw for k = 1, as numpy): a tournament's agents replayed in the engine."""
+    if row < 0:
+        return agent_below(arng, b, k)
+    if k == 1:
+        return 0
+    return pcg_integers(apcg, row, k)
+
+
+@njit(cache=True)
+def greedy_choice(hot, cf, arng, apcg, row, b, legal, count):
     """``bots.greedy.greedy_move`` over the legal list; ties uniform from the agent stream.
 
     Classes in priority order: own stock plays (onto the highest pile), other
@@ -646,7 +658,7 @@ def greedy_choice(hot, cf, arng, b, legal, count):
     if cls == 4:
         return A_END
     if cls == 5:
-        return np.int64(legal[agent_below(arng, b, count)])
+        return np.int64(legal[draw_below(arng, apcg, b, row, count)])
     seat = np.int64(hot[b, G_CUR])
     o = hot_base(seat)
     partner = partner_of(cf, seat)
@@ -664,7 +676,7 @@ def greedy_choice(hot, cf, arng, b, legal, count):
                 ties = 1
             elif r == best:
                 ties += 1
-    k = agent_below(arng, b, ties)
+    k = draw_below(arng, apcg, b, row, ties)
     for i in range(count):
         a = np.int64(legal[i])
         if _greedy_class(a) == cls and _greedy_rank(hot, b, o, p, cls, a, stock_top, card) == best:
@@ -1141,12 +1153,178 @@ def heuristic_plan(pos, wts, out):
     return best_len
 
 
+# ------------------------------------------------- the heuristic agent in the engine
+# HeuristicPolicy's plan cache per (game, seat) row ``r = b * n + seat``: ``plans[r]`` the plan,
+# ``hstate[r]`` = (plan length, next index, expectation valid), ``expect[r]`` the signature the
+# next decision must show for the rest of the plan to be played without a new search.
+H_SIG = 40  # signature: hand 13, piles 4, stock top/size, tops 4, seconds 4, partner 1 + 9, drawable, turn
+HS_LEN = 0
+HS_POS = 1
+HS_OK = 2
+
+
 @njit(cache=True)
-def agent_choice(hot, cf, arng, b, kind, legal, count):
-    """Kind 1: RandomAgent (uniform legal action); kind 2: GreedyAgent."""
+def heuristic_position(hot, cf, b, seat, pos):
+    """The planner's position vector (``H_*``) of ``seat`` in game ``b``: what its view shows."""
+    pos[:] = 0
+    o = hot_base(seat)
+    for v in range(1, WILD + 1):
+        pos[H_HAND + v] = hot[b, o + S_HAND + v]
+    for i in range(4):
+        pos[H_BUILD + i] = hot[b, G_BN + i]
+    pos[H_STOCK] = hot[b, o + S_STOP]
+    pos[H_LAST] = 1 if hot[b, o + S_STN] == 1 else 0
+    for d in range(4):
+        size = np.int64(hot[b, o + S_DN + d])
+        pos[H_OWN_N + d] = min(size, 2)
+        pos[H_OWN + 2 * d] = hot[b, o + S_TOP + d]
+        pos[H_OWN + 2 * d + 1] = hot[b, o + S_SEC + d]
+        pos[H_OWN_SIZE + d] = size
+    partner = partner_of(cf, seat)
+    if partner >= 0:
+        p = hot_base(partner)
+        pos[H_PARTNER] = 1
+        pos[H_PSTOCK] = hot[b, p + S_STOP]
+        for d in range(4):
+            pos[H_PN + d] = min(np.int64(hot[b, p + S_DN + d]), 2)
+            pos[H_PCARDS + 2 * d] = hot[b, p + S_TOP + d]
+            pos[H_PCARDS + 2 * d + 1] = hot[b, p + S_SEC + d]
+    pos[H_DRAWABLE] = np.int64(hot[b, G_DRAWN]) + np.int64(hot[b, G_COMPN])
+    pos[H_WILD_OK] = cf[C_WILD_OK]
+    pos[H_MUST] = cf[C_MUST]
+    n = cf[C_N]
+    pos[H_OTHERS] = n - 1
+    for s in range(1, n):
+        other = (seat + s) % n
+        q = hot_base(other)
+        h = H_SEATS + (s - 1) * H_SEAT_W
+        pos[h] = hot[b, q + S_STOP]
+        for d in range(4):
+            pos[h + 1 + d] = hot[b, q + S_TOP + d]
+        pos[h + 5] = 1 if other == partner else 0
+
+
+@njit(cache=True)
+def _heuristic_signature(hot, turn, cf, b, seat, sig):
+    """What a plan depends on (``bots.heuristic._signature``) as integers."""
+    o = hot_base(seat)
+    for v in range(1, WILD + 1):
+        sig[v - 1] = hot[b, o + S_HAND + v]
+    for i in range(4):
+        sig[13 + i] = hot[b, G_BN + i]
+    sig[17] = hot[b, o + S_STOP]
+    sig[18] = hot[b, o + S_STN]
+    for d in range(4):
+        sig[19 + d] = hot[b, o + S_TOP + d]
+        sig[23 + d] = hot[b, o + S_SEC + d]
+    partner = partner_of(cf, seat)
+    sig[27] = 1 if partner >= 0 else 0
+    p = hot_base(partner) if partner >= 0 else o
+    for k in range(9):
+        sig[28 + k] = 0
+    if partner >= 0:
+        sig[28] = hot[b, p + S_STOP]
+        for d in range(4):
+            sig[29 + d] = hot[b, p + S_TOP + d]
+            sig[33 + d] = hot[b, p + S_SEC + d]
+    sig[37] = np.int64(hot[b, G_DRAWN]) + np.int64(hot[b, G_COMPN])
+    sig[38] = turn[b]
+    sig[39] = 0
+
+
+@njit(cache=True)
+def heuristic_choice(hot, turn, cf, arng, apcg, drow, row, b, legal, count, wts, plans, hstate, expect, pos, sig):
+    """``HeuristicPolicy.__call__`` for the seat to move in game ``b``, plan cache row ``row``.
+
+    Plans (:func:`heuristic_plan`) unless the cached plan goes on and the position is the one it
+    predicted; a planned move that is not legal falls back to the greedy move (its draws as
+    :func:`draw_below` with stream row ``drow``).
+    """
+    seat = np.int64(hot[b, G_CUR])
+    _heuristic_signature(hot, turn, cf, b, seat, sig)
+    same = hstate[row, HS_POS] < hstate[row, HS_LEN] and hstate[row, HS_OK] != 0
+    if same:
+        for k in range(H_SIG):
+            if sig[k] != expect[row, k]:
+                same = False
+                break
+    if not same:
+        heuristic_position(hot, cf, b, seat, pos)
+        hstate[row, HS_LEN] = heuristic_plan(pos, wts, plans[row])
+        hstate[row, HS_POS] = 0
+    move = -1
+    if hstate[row, HS_POS] < hstate[row, HS_LEN]:
+        move = plans[row, hstate[row, HS_POS]]
+        hstate[row, HS_POS] += 1
+    found = False
+    for i in range(count):
+        if np.int64(legal[i]) == move:
+            found = True
+            break
+    if not found:
+        hstate[row, HS_LEN] = 0
+        hstate[row, HS_POS] = 0
+        hstate[row, HS_OK] = 0
+        return greedy_choice(hot, cf, arng, apcg, drow, b, legal, count)
+    hstate[row, HS_OK] = 0
+    if hstate[row, HS_POS] < hstate[row, HS_LEN] and move < A_STOCK:  # _predict: a hand play
+        card = move // 4 + 1
+        left = 0
+        for v in range(13):
+            expect[row, v] = sig[v]
+            left += sig[v]
+        expect[row, card - 1] -= 1
+        if left > 1:  # R15: emptying the hand draws unknown cards
+            for k in range(13, H_SIG):
+                expect[row, k] = sig[k]
+            pile = move % 4
+            expect[row, 13 + pile] = (sig[13 + pile] + 1) % PILE_COMPLETE
+            hstate[row, HS_OK] = 1
+    return move
+
+
+@njit(cache=True)
+def tour_advance(hot, cold, turn, moves, pcg, cf, arng, apcg, kinds, wts, plans, hstate, expect):
+    """Play the in-engine seats of a tournament until each game waits for an outside agent or ends.
+
+    ``kinds[b, seat]``: 1 random, 2 greedy, 4 heuristic (their choices drawn from the numpy stream
+    ``apcg[b * n + seat]`` exactly as the Python agents draw from their generators), any other
+    value an outside agent. Returns the number of decisions played.
+    """
+    na = cf[C_NA]
+    n = cf[C_N]
+    mask = np.empty(na, np.int8)
+    legal = np.empty(na, np.uint8)
+    pos = np.empty(H_SIZE, np.int64)
+    sig = np.empty(H_SIG, np.int64)
+    played = 0
+    for b in range(hot.shape[0]):
+        while hot[b, G_DONE] == 0:
+            seat = np.int64(hot[b, G_CUR])
+            kind = kinds[b, seat]
+            if kind != 1 and kind != 2 and kind != 4:
+                break
+            row = b * n + seat
+            count = legal_actions(hot, cf, b, mask, legal)
+            if kind == 1:
+                a = np.int64(legal[draw_below(arng, apcg, b, row, count)])
+            elif kind == 2:
+                a = greedy_choice(hot, cf, arng, apcg, row, b, legal, count)
+            else:
+                a = heuristic_choice(hot, turn, cf, arng, apcg, row, row, b, legal, count, wts, plans, hstate,
+                                     expect, pos, sig)
+            apply_action(hot, cold, turn, moves, pcg, cf, b, a)
+            played += 1
+    return played
+
+
+@njit(cache=True)
+def agent_choice(hot, cf, arng, nopcg, b, kind, legal, count):
+    """Kind 1: RandomAgent (uniform legal action); kind 2: GreedyAgent (both from the game's agent
+    stream; ``nopcg`` is any (1, 6) uint64 array, unused)."""
     if kind == 1:
         return np.int64(legal[agent_below(arng, b, count)])
-    return greedy_choice(hot, cf, arng, b, legal, count)
+    return greedy_choice(hot, cf, arng, nopcg, -1, b, legal, count)
 
 
 # ============================================================== batch kernels
@@ -1229,9 +1407,10 @@ def batch_agent_actions(hot, cf, arng, kind, out):
     na = cf[C_NA]
     mask = np.empty(na, np.int8)
     legal = np.empty(na, np.uint8)
+    nopcg = np.zeros((1, 6), np.uint64)
     for b in range(hot.shape[0]):
         count = legal_actions(hot, cf, b, mask, legal)
-        out[b] = agent_choice(hot, cf, arng, b, kind, legal, count) if count else -1
+        out[b] = agent_choice(hot, cf, arng, nopcg, b, kind, legal, count) if count else -1
 
 
 @njit(cache=True)
@@ -1252,20 +1431,41 @@ def batch_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner):
 
     ``seat_kind[r]`` is the kind of the seat ``r`` places after the learner
     (``r = (seat - learner[b]) % n``): 0 learner, 1 random, 2 greedy,
-    3 Python callback. Returns the number of decisions played.
+    3 Python callback (:func:`learner_advance` also plays kind 4, the heuristic). Returns the
+    number of decisions played.
     """
+    none = np.zeros((0, 0), np.int64)
+    return learner_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner,
+                           np.zeros(W_SIZE), none, none, none)
+
+
+@njit(cache=True)
+def learner_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner, wts, plans, hstate, expect):
+    """:func:`batch_advance` with kind 4 too: the heuristic, its plan cache in row ``b * n + seat`` of
+    ``plans``/``hstate``/``expect`` (see :func:`heuristic_choice`; empty arrays: kind 4 stops like a
+    callback), its rare greedy fallback drawing from the game's agent stream."""
     na = cf[C_NA]
     n = cf[C_N]
     mask = np.empty(na, np.int8)
     legal = np.empty(na, np.uint8)
+    pos = np.empty(H_SIZE, np.int64)
+    sig = np.empty(H_SIG, np.int64)
+    heuristic = plans.shape[0] > 0
+    nopcg = np.zeros((1, 6), np.uint64)
     played = 0
     for b in range(hot.shape[0]):
         while hot[b, G_DONE] == 0:
-            kind = seat_kind[(np.int64(hot[b, G_CUR]) - learner[b]) % n]
-            if kind != 1 and kind != 2:
+            seat = np.int64(hot[b, G_CUR])
+            kind = seat_kind[(seat - learner[b]) % n]
+            if kind != 1 and kind != 2 and not (kind == 4 and heuristic):
                 break
             count = legal_actions(hot, cf, b, mask, legal)
-            apply_action(hot, cold, turn, moves, pcg, cf, b, agent_choice(hot, cf, arng, b, kind, legal, count))
+            if kind == 4:
+                a = heuristic_choice(hot, turn, cf, arng, nopcg, -1, b * n + seat, b, legal, count, wts, plans,
+                                     hstate, expect, pos, sig)
+            else:
+                a = agent_choice(hot, cf, arng, nopcg, b, kind, legal, count)
+            apply_action(hot, cold, turn, moves, pcg, cf, b, a)
             played += 1
     return played
 

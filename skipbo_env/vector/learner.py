@@ -8,8 +8,9 @@ rewards, re-deals, illegal-action modes), for B games at once, over the same epi
 * ``opponents``: one spec per other seat, listed from the learner's left
   (the seat after the learner first; in the partner game entry ``n/2 - 1``
   is the learner's partner), or one spec for all. ``"random"`` and
-  ``"greedy"`` are compiled into the engine and play whole turns inside one
-  kernel call; any other name from :data:`skipbo_env.bots.BOTS` (built with
+  ``"greedy"`` and ``"heuristic"`` are compiled into the engine and play whole turns inside one
+  kernel call (each heuristic seat of each game keeps its own plan, as a
+  Python heuristic agent per game would); any other name from :data:`skipbo_env.bots.BOTS` (built with
   :func:`skipbo_env.bots.make_bot`) or any object with ``act(observation) -> int`` is
   called from Python with the AEC observation dict of the seat to move
   (``{"observation": float32 vector, "action_mask": int8 mask}``). One
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..bots import make_bot
+from ..bots.heuristic import DEFAULT_WEIGHTS
 from ..episode import (
     ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     ILLEGAL_ACTION_REWARD,
@@ -50,8 +52,12 @@ from ..episode import (
 from ..rules import GameConfig, IllegalMoveError
 from . import kernels as K
 from .engine import AGENT_KINDS, BatchEngine
+from .heuristic import weights_vector
 
 CALLBACK = 3
+ENGINE_OPPONENTS = {**AGENT_KINDS, "heuristic": 4}
+"""Opponents played inside the kernels, by name: random, greedy, and the heuristic (one plan
+cache per game and seat, the compiled planner: the Python agent's moves)."""
 """Seat kind of an opponent called from Python."""
 
 
@@ -86,8 +92,8 @@ def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequ
     for k, spec in enumerate(specs):
         rel = k + 1
         if isinstance(spec, str):
-            if spec in AGENT_KINDS:
-                kinds[rel] = AGENT_KINDS[spec]
+            if spec in ENGINE_OPPONENTS:
+                kinds[rel] = ENGINE_OPPONENTS[spec]
                 continue
             callbacks[rel] = make_bot(spec, config, seed=int(seeds[k].generate_state(1)[0]))
         else:
@@ -124,6 +130,11 @@ class LearnerBatch:
         self.decisions = 0
         """Decisions applied so far, learner's and opponents' (for throughput figures)."""
         self._masks_bool = np.zeros((num_envs, self.engine.num_actions), bool)
+        rows = num_envs * config.num_players
+        self._hweights = weights_vector(DEFAULT_WEIGHTS)
+        self._plans = np.zeros((rows, K.PLAN_MAX), np.int64)
+        self._hstate = np.zeros((rows, 3), np.int64)
+        self._expect = np.zeros((rows, K.H_SIG), np.int64)
         self._started = False
         self._seed_all(seed)
 
@@ -140,6 +151,7 @@ class LearnerBatch:
         seq = np.random.SeedSequence(int(self.rng.integers(2**63)))
         self.seat_kind, self.callbacks = _opponent_kinds(opponents, self.config, seq)
         self._opponent_specs = opponents
+        self._hstate[:] = 0  # a seat that turns heuristic starts without a plan
 
     # ------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> np.ndarray:
@@ -215,6 +227,8 @@ class LearnerBatch:
             else:
                 self.learner[pending] = self.learner_seat_config
             eng.reset(pending)
+            n = self.config.num_players
+            self._hstate.reshape(self.num_envs, n, 3)[pending] = 0  # new games: no plans cached
             self._advance()
             pending = pending[eng.done[pending]]
             if pending.size:
@@ -226,8 +240,9 @@ class LearnerBatch:
         """Play every non-learner seat until each game waits for its learner or has ended."""
         eng = self.engine
         while True:
-            self.decisions += K.batch_advance(
-                eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self.seat_kind, self.learner
+            self.decisions += K.learner_advance(
+                eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self.seat_kind, self.learner,
+                self._hweights, self._plans, self._hstate, self._expect,
             )
             if not self.callbacks:
                 return

@@ -1,0 +1,114 @@
+"""Whole games in the batched engine: scripted seats replayed in compiled code, exactly.
+
+:func:`play_engine_games` plays a tournament's games (dealt by the rules core)
+in one :class:`~skipbo_env.vector.BatchEngine`: the seats of the scripted
+agents ``random``, ``greedy`` and ``heuristic`` are decided inside the
+kernels (:func:`~skipbo_env.vector.kernels.tour_advance`), each drawing from
+a copy of the numpy generator the Python agent would own (the same seed),
+so they make the Python agents' moves, tie-breaks included; the other seats
+belong to batched agents (``act_batch``, a network), asked once per step for
+all their games. ``tests/test_engine_games.py`` checks that the games end
+exactly as the rules-core loop (:func:`skipbo_env.episode.play_games`) plays
+them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..bots.heuristic import DEFAULT_WEIGHTS
+from ..episode import AgentError
+from ..rules import GameState
+from . import kernels as K
+from .engine import BatchEngine
+from .heuristic import weights_vector
+
+IN_ENGINE: dict[str, int] = {"random": 1, "greedy": 2, "heuristic": 4}
+"""Scripted agents the engine replays, by name: their kernel kind."""
+OUTSIDE = 3
+"""Kind of a seat whose agent acts from outside the kernels (``act_batch``)."""
+
+
+def _pcg_row(seed: int) -> list[int]:
+    raw = np.random.PCG64(seed).state
+    state, inc = raw["state"]["state"], raw["state"]["inc"]
+    mask = (1 << 64) - 1
+    return [state >> 64, state & mask, inc >> 64, inc & mask, raw["has_uint32"], raw["uinteger"]]
+
+
+def play_engine_games(
+    states: Sequence[GameState],
+    kinds: Sequence[Sequence[int]],
+    seeds: Sequence[Sequence[int]],
+    outside: Sequence[Sequence[Any]],
+    names: Sequence[Sequence[str]] | None = None,
+) -> list[GameState]:
+    """Play games from their starting states to the end; returns their final states.
+
+    Args:
+        states: the games' starting states (one configuration; not changed).
+        kinds: per game and seat, an :data:`IN_ENGINE` kind or :data:`OUTSIDE`.
+        seeds: per game and seat, the seed of the scripted agent's generator
+            (``numpy.random.default_rng(seed)``, as the Python agent is seeded); ignored
+            for outside seats.
+        outside: per game and seat, the outside agent (with ``act_batch``), ``None``
+            for in-engine seats. One object may sit in many games.
+        names: per game and seat, names for error messages.
+
+    Raises:
+        AgentError: an outside agent chose an illegal action (named by game and seat).
+    """
+    if not states:
+        return []
+    config = states[0].config
+    n = config.num_players
+    count = len(states)
+    engine = BatchEngine(config, count, seed=0)
+    for g, state in enumerate(states):
+        if state.config != config:
+            raise ValueError("all games must share one configuration")
+        engine.load(g, state.to_dict())
+    kind_arr = np.asarray(kinds, dtype=np.int64).reshape(count, n)
+    apcg = np.zeros((count * n, 6), np.uint64)
+    for g in range(count):
+        for seat in range(n):
+            if kind_arr[g, seat] in (1, 2, 4):
+                apcg[g * n + seat] = _pcg_row(int(seeds[g][seat]))
+    plans = np.zeros((count * n, K.PLAN_MAX), np.int64)
+    hstate = np.zeros((count * n, 3), np.int64)
+    expect = np.zeros((count * n, K.H_SIG), np.int64)
+    wts = weights_vector(DEFAULT_WEIGHTS)
+    while True:
+        K.tour_advance(engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.arng,
+                       apcg, kind_arr, wts, plans, hstate, expect)
+        rows = np.flatnonzero(~engine.done)
+        if rows.size == 0:
+            break
+        seats = engine.current[rows]
+        masks = engine.masks()[rows]
+        obs = engine.observe_rows(rows, seats)
+        groups: dict[int, tuple[Any, list[int]]] = {}
+        for i, (g, seat) in enumerate(zip(rows.tolist(), seats.tolist(), strict=True)):
+            agent = outside[g][seat]
+            if agent is None or not hasattr(agent, "act_batch"):
+                raise ValueError(f"game {g}: seat {seat} has no in-engine kind and no batched agent")
+            groups.setdefault(id(agent), (agent, []))[1].append(i)
+        actions = np.empty(rows.size, np.int64)
+        for agent, items in groups.values():
+            chosen = np.asarray(agent.act_batch([{"observation": obs[i], "action_mask": masks[i]} for i in items]))
+            if chosen.shape != (len(items),):
+                raise AgentError(f"{agent!r}: act_batch returned {chosen.shape} actions for {len(items)} games")
+            for i, a in zip(items, chosen.tolist(), strict=True):
+                if not (0 <= a < engine.num_actions and masks[i, a]):
+                    g, seat = int(rows[i]), int(seats[i])
+                    who = f"player_{seat}" + (f" ({names[g][seat]})" if names is not None else "")
+                    raise AgentError(f"game {g}: {who} chose action {a}, which is not a legal move here")
+                actions[i] = a
+        engine.step(actions, rows=rows)
+    return [engine.to_state(g) for g in range(count)]
+
+
+__all__ = ["IN_ENGINE", "OUTSIDE", "play_engine_games"]
