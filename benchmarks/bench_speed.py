@@ -5,9 +5,11 @@ Prints, each as a ratio against its reference measured in the same run on this m
 * **Tournaments** (``run_tournament``, one worker): games/s of heuristic vs greedy and of the shipped
   PPO agent (``ppo-2p``) vs the heuristic, played (a) the way ``evaluate.py`` played them before
   issue 15 (one game at a time, every agent fed the observation vector: scripted agents decode it,
-  the network does one forward pass per decision) and (b) batched (``batch_size`` games at once,
-  scripted agents on their seat's view, the network one forward pass per step over all its games).
-  Both paths give identical games (checked here and by tests/test_evaluate.py).
+  the network does one forward pass per decision, the heuristic plans in Python) and (b) as
+  ``evaluate.py`` plays them now: ``batch_size`` games at once in the batched engine, the scripted
+  seats replayed in compiled code (the compiled planner for the heuristic), the network one forward
+  pass per step over all its games. Both paths give identical games (checked here and by
+  tests/test_engine_games.py).
 * **AEC env**: steps/s of ``skipbo_env.env()`` and ``raw_env()`` against PettingZoo's
   ``connect_four_v3.env()`` and ``raw_env()`` in the same random-play loop (``last()``, then
   ``step()`` with a random legal action), 2 players.
@@ -38,6 +40,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from skipbo_env.agents import load_agent  # noqa: E402
+from skipbo_env.bots import BOTS, make_bot  # noqa: E402
 from skipbo_env.agents import tournament as T  # noqa: E402
 from skipbo_env.rules import GameConfig  # noqa: E402
 
@@ -57,11 +60,18 @@ class VectorOnly:
         return self.agent.act(observation)
 
 
+def _python_agent(spec, config, seed=None, **kwargs):
+    """Scripted agents with the Python planner (``make_bot``), others as ``load_agent`` makes them."""
+    return make_bot(spec, config, seed) if spec in BOTS else load_agent(spec, config, seed, **kwargs)
+
+
 def tournament_rate(specs, games: int, batch: int, vector_only: bool, profile: pstats.Stats | None = None):
-    """(games/s, result) of a one-worker tournament; ``vector_only`` wraps every agent as before issue 15."""
-    original = T.load_agent
+    """(games/s, result) of a one-worker tournament; ``vector_only`` plays as before issue 15: the
+    rules-core loop, every agent through ``act`` (the observation vector), the Python planner."""
+    original, engine_games = T.load_agent, T._engine_games
     if vector_only:
-        T.load_agent = lambda *a, **k: VectorOnly(original(*a, **k))  # type: ignore[assignment]
+        T.load_agent = lambda *a, **k: VectorOnly(_python_agent(*a, **k))  # type: ignore[assignment]
+        T._engine_games = lambda: None  # type: ignore[assignment]
     T._WORKER_AGENTS.clear()
     try:
         start = time.perf_counter()
@@ -74,16 +84,17 @@ def tournament_rate(specs, games: int, batch: int, vector_only: bool, profile: p
             profile.add(prof)
         return games / (time.perf_counter() - start), result
     finally:
-        T.load_agent = original
+        T.load_agent, T._engine_games = original, engine_games  # type: ignore[assignment]
         T._WORKER_AGENTS.clear()
 
 
 def tournaments(games: int, batch: int) -> list[str]:
     lines = ["## Tournaments (one worker, 2 players, seed 0)", "",
-             "| match | games | before issue 15 (games/s) | batched (games/s) | ratio | same games |",
+             "| match | games | before issue 15 (games/s) | now (games/s) | ratio | same games |",
              "|---|---:|---:|---:|---:|---|"]
     for specs in (("heuristic", "greedy"), ("ppo-2p", "heuristic")):
         old, a = tournament_rate(specs, games, 1, vector_only=True)
+        tournament_rate(specs, 2, batch, vector_only=False)  # warm-up: numba loads its cached kernels
         new, b = tournament_rate(specs, games, batch, vector_only=False)
         lines.append(f"| {specs[0]} vs {specs[1]} | {games} | {old:.1f} | {new:.1f} | {new / old:.2f}x | "
                      f"{'yes' if a.games == b.games else 'NO'} |")
