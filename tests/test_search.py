@@ -156,3 +156,17 @@ def test_evaluation_options_play_legal_moves():
     ]
     state, _ = _play(config, agents, seed=4)
     assert state.is_over and agents[0].searches > 0
+
+
+@pytest.mark.parametrize("rollout", ["greedy", "heuristic"])
+def test_rollout_agents_play_legal_games(rollout):
+    config = GameConfig(num_players=3, short_game=True)
+    agents = [SearchAgent(config, seed=s, worlds=3, candidates=3, rollout=rollout) for s in range(3)]
+    state, _ = _play(config, agents, seed=4)
+    assert state.is_over
+    assert agents[0].rollout == rollout
+
+
+def test_unknown_rollout_is_refused():
+    with pytest.raises(ValueError, match="rollout must be one of greedy, heuristic"):
+        SearchAgent(GameConfig(), rollout="random")

@@ -13,9 +13,11 @@ For each decision that the previous plan did not foresee, the agent
    their tops and the draw pile drawn from the unseen cards);
 3. **simulates** every candidate in every world in the batched engine
    (:class:`skipbo_env.vector.BatchEngine`): the candidate's moves, then the
-   in-engine greedy agent finishes the turn and plays every other seat's turn,
-   up to the start of the seat's next turn (``horizon`` extra rounds of all
-   seats' turns may follow; measured worse, see docs/search.md);
+   in-engine ``rollout`` agent (default the heuristic, compiled, one plan per
+   world and seat; ``"greedy"`` is cheaper and weaker) finishes the turn and
+   plays every other seat's turn, up to the start of the seat's next turn
+   (``horizon`` extra rounds of all seats' turns may follow; measured worse
+   with greedy rollouts, see docs/search.md);
 4. **scores** each candidate by the mean over worlds of the stock race at that
    horizon (the opponents' mean stock size minus the own side's, ±``win`` for a
    game won or lost inside the horizon) plus ``reach`` times the own side's chance
@@ -43,6 +45,7 @@ and their measurements.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,6 +68,9 @@ DEFAULT_THREAT_Q = 0.55
 DEFAULT_REPLY = 0.0
 DEFAULT_REPLY_Q = 0.3
 DEFAULT_DISCARDS = 4
+ROLLOUTS = {"greedy": 2, "heuristic": 4}
+"""Rollout agents (in-engine kinds) that finish the turn and play the other seats."""
+DEFAULT_ROLLOUT = "heuristic"
 MAX_WORLDS = 4096
 MAX_CANDIDATES = 64
 
@@ -167,7 +173,8 @@ class SearchAgent:
             its turn right after the seat's (its refilled simulated hand; subtracted for an opponent).
         reply_q: the unseen-card chance for ``reply``.
         discards: extra candidates with another discard after the same plays (see :class:`_TopK`).
-        weights: the heuristic planner's weights.
+        weights: the heuristic planner's weights (candidates, and the heuristic rollouts).
+        rollout: the in-engine agent of the simulations: ``"heuristic"`` or ``"greedy"`` (:data:`ROLLOUTS`).
     """
 
     name = "search"
@@ -190,6 +197,7 @@ class SearchAgent:
         reply: float = DEFAULT_REPLY,
         reply_q: float = DEFAULT_REPLY_Q,
         weights: HeuristicWeights = DEFAULT_WEIGHTS,
+        rollout: str = DEFAULT_ROLLOUT,
     ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
@@ -218,8 +226,16 @@ class SearchAgent:
         self._k = kernels
         self._engine = BatchEngine(config, worlds * (candidates + self.discards), seed=0)
         n = config.num_players
-        self._seat_kind = np.full(n, 2, np.int64)  # greedy everywhere ...
-        self._seat_kind[0] = 0  # ... except the "learner" seat, where batch_advance stops
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        self.rollout = rollout
+        self._seat_kind = np.full(n, ROLLOUTS[rollout], np.int64)  # the rollout agent everywhere ...
+        self._seat_kind[0] = 0  # ... except the "learner" seat, where learner_advance stops
+        rows = self._engine.batch_size * n
+        self._hweights = np.array(dataclasses.astuple(weights), dtype=np.float64)
+        self._plans = np.zeros((rows, kernels.PLAN_MAX), np.int64)
+        self._hstate = np.zeros((rows, 3), np.int64)
+        self._hexpect = np.zeros((rows, kernels.H_SIG), np.int64)
         self.searches = 0
         self.decisions = 0
         self.seed(seed)
@@ -309,8 +325,14 @@ class SearchAgent:
         n = self.config.num_players
         after = np.full(eng.batch_size, (me + 1) % n, np.int64)
         mine = np.full(eng.batch_size, me, np.int64)
+        self._hstate[:] = 0  # rollout heuristics start without plans
+        state = (self._hweights, self._plans, self._hstate, self._hexpect)
         args = (eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self._seat_kind)
-        K.batch_advance(*args, after)  # greedy finishes the seat's turn
+
+        def advance(learner: np.ndarray) -> None:
+            K.learner_advance(*args, learner, *state)
+
+        advance(after)  # the rollout agent finishes the seat's turn
         reply: float | np.ndarray = 0.0
         if self.reply:
             nxt = (me + 1) % n
@@ -318,10 +340,10 @@ class SearchAgent:
             sign = -1.0 if self.config.team(nxt) != self.config.team(me) else 1.0
             chance = _reach_chance(hot0, K, nxt, self.reply_q)
             reply = sign * self.reply * np.where(hot0[:, K.G_DONE] == 0, chance, 0.0)
-        K.batch_advance(*args, mine)  # the other seats' turns
+        advance(mine)  # the other seats' turns
         for _ in range(self.horizon):
-            K.batch_advance(*args, after)  # the seat's next turn
-            K.batch_advance(*args, mine)  # the other seats' turns
+            advance(after)  # the seat's next turn
+            advance(mine)  # the other seats' turns
         hot = eng.hot[:used].astype(np.int64)
         stock = np.stack([hot[:, K.G_SEATS + s * K.SEAT_HOT + K.S_STN] for s in range(n)], axis=1)
         team = self.config.team(me)

@@ -16,14 +16,20 @@ How games are laid out (docs/baselines.md has the worked 2-player case):
   The deal seed and every agent's seed come from
   ``numpy.random.SeedSequence([seed, deal, ...])``, never from the order in
   which workers finish, so results are identical for any ``workers``.
-* **Batches.** Each worker plays up to ``batch_size`` games at once on the
-  rules layer through :func:`skipbo_env.episode.play_games` (the one game
-  loop, batched): at each step a network agent decides all of its games in
-  one forward pass (``act_batch``), scripted agents read their seat's view
-  (``act_view``: no observation vector encoded and decoded), any other agent
-  is asked game by game. A game's moves depend only on its own seeds, so
-  results are identical for any ``workers`` and any ``batch_size``
-  (tests/test_evaluate.py checks both).
+* **Batches.** Each worker plays up to ``batch_size`` games at once. When
+  every agent is ``random``, ``greedy``, ``heuristic`` or a batched agent
+  (``act_batch``: a network), no records are saved and numba is installed,
+  the games run in the batched engine
+  (:func:`skipbo_env.vector.games.play_engine_games`): the scripted seats
+  are replayed in compiled code from copies of the generators their Python
+  agents would own, so they make the same moves, and a network decides all
+  its games of a step in one forward pass. Otherwise they run on the rules
+  layer through :func:`skipbo_env.episode.play_games` (the one game loop,
+  batched): networks batched as above, scripted agents on their seat's view
+  (``act_view``), any other agent game by game. Both give the same games
+  (tests/test_engine_games.py). A game's moves depend only on its own
+  seeds, so results are identical for any ``workers`` and any
+  ``batch_size`` (tests/test_evaluate.py checks both).
 """
 
 from __future__ import annotations

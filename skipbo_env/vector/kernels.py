@@ -735,7 +735,7 @@ W_SIZE = 19
 PLAN_MAX = 64  # moves in a plan: at most 5 hand + 4 * 2 own + 1 + 4 * 2 partner cards + the last
 _MAX_CHAIN = HAND_SIZE + 4
 _EMPTY = -1  # a discard pile top in the plan: empty (0 = a card the seat cannot see)
-_SEEN_SLOTS = 8192  # open-addressing table of expanded positions (at most W_MAX_NODES of them)
+_SEEN_SLOTS = 4096  # open-addressing table of expanded positions (grows for larger node budgets)
 _FRAME = 48  # candidate plays per position (stock 4 + own tops 16 + partner 4 + 16 + hand 12 + 4)
 _DEPTH = 32  # plays in one sequence (5 hand + 8 own + 8 partner + 2 stocks, rounded up)
 
@@ -903,7 +903,8 @@ def _node_code(hand, key, depth, pdepth):
 @njit(cache=True)
 def _seen_add(table, code):
     """Add ``code`` to the open-addressing set; False when it was there already."""
-    h = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(51))
+    size = table.shape[0]  # a power of two
+    h = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & (size - 1)
     while True:
         v = table[h]
         if v == 0:
@@ -911,16 +912,16 @@ def _seen_add(table, code):
             return True
         if v == code:
             return False
-        h = (h + 1) & (_SEEN_SLOTS - 1)
+        h = (h + 1) & (size - 1)
 
 
 @njit(cache=True)
-def _gen_plays(pos, hand, building, depth, pdepth, acts, cards):
-    """``_Search._plays``: candidate plays, one pile per distinct pile value, in the search's order."""
+def _gen_plays(pos, hand, building, depth, pdepth, acts, cards, distinct, first):
+    """``_Search._plays``: candidate plays, one pile per distinct pile value, in the search's order
+    (``distinct`` and ``first``: scratch of 4 and 14 ints)."""
     n = 0
-    distinct = np.empty(4, np.int64)
     nd = 0
-    first = np.full(PILE_COMPLETE + 2, -1, np.int64)
+    first[:] = -1
     for b in range(4):
         v = building[b] + 1
         if first[v] < 0:
@@ -1007,7 +1008,12 @@ def heuristic_plan(pos, wts, out):
     last_stock = pos[H_LAST] != 0
     must = pos[H_MUST] != 0
 
-    seen = np.zeros(_SEEN_SLOTS, np.int64)
+    slots = _SEEN_SLOTS
+    while slots < 2 * max_nodes:  # at most max_nodes positions are stored: keep the table half empty
+        slots *= 2
+    seen = np.zeros(slots, np.int64)
+    distinct = np.empty(4, np.int64)
+    first = np.empty(PILE_COMPLETE + 2, np.int64)
     acts = np.empty((_DEPTH, _FRAME), np.int64)
     cards = np.empty((_DEPTH, _FRAME), np.int64)
     count = np.zeros(_DEPTH, np.int64)
@@ -1058,7 +1064,7 @@ def heuristic_plan(pos, wts, out):
                             out[:k] = path[:k]
                             out[k] = A_END
                             best_len = k + 1
-                count[k] = _gen_plays(pos, hand, building, depth, pdepth, acts[k], cards[k])
+                count[k] = _gen_plays(pos, hand, building, depth, pdepth, acts[k], cards[k], distinct, first)
                 idx[k] = 0
             elif k == 0:
                 break
