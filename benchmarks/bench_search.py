@@ -8,7 +8,9 @@ half), the ms per decision of the search agent (mean over all its decisions, pla
 continuations included) and of its searches, and games/s.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --opponent heuristic --games 200 \
-        --worlds 32 --candidates 12 [--seed 0] [--prior 2.0] [--horizon 0]
+        --worlds 32 --candidates 12 [--rollout heuristic|greedy] [--seed 0] [--prior 2.0] [--horizon 0]
+    OMP_NUM_THREADS=1 python benchmarks/bench_search.py --games 100 --budgets 1:1 4:6 8:12 32:12 \
+        --plot docs/img/search_budget.png        # strength against budget, a table and a plot
 
 Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded per game.
 """
@@ -44,12 +46,76 @@ def play(state, agents) -> tuple[int | None, dict[int, float]]:
     return state.winner, spent
 
 
+def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
+    """Play ``args.games`` paired games of the search agent at one budget; its figures."""
+    config = GameConfig()
+    extra = {key: getattr(args, key) for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards")
+             if getattr(args, key) is not None}
+    search = SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
+                         horizon=args.horizon, rollout=args.rollout, **extra)
+    opponent = load_agent(args.opponent, config)
+    score = 0.0
+    decided = 0.0
+    games = 0
+    start = time.perf_counter()
+    for deal in range(args.games // 2):
+        for seat in (0, 1):
+            game_seed = derive_seed(args.seed, deal, seat)
+            search.seed(game_seed)
+            if hasattr(opponent, "seed"):
+                opponent.seed(game_seed + 1)
+            agents = [opponent, opponent]
+            agents[seat] = search
+            winner, spent = play(new_game(config, seed=derive_seed(args.seed, deal)), agents)
+            score += 1.0 if winner == seat else 0.5 if winner is None else 0.0
+            decided += spent[seat]
+            games += 1
+    elapsed = time.perf_counter() - start
+    rate = score / games
+    return {
+        "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "opponent": args.opponent,
+        "games": games, "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
+        "ms_per_decision": decided / max(1, search.decisions) * 1e3,
+        "ms_per_search": decided / max(1, search.searches) * 1e3, "games_per_s": games / elapsed,
+        "search": search,
+    }
+
+
+def plot(rows: list[dict], path: str, opponent: str) -> None:
+    """Win rate (with 95% intervals) against ms per decision, one point per budget."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for rollout in sorted({r["rollout"] for r in rows}):
+        pts = sorted((r for r in rows if r["rollout"] == rollout), key=lambda r: r["ms_per_decision"])
+        ax.errorbar([r["ms_per_decision"] for r in pts], [100 * r["win_rate"] for r in pts],
+                    yerr=[196 * r["stderr"] for r in pts], marker="o", capsize=3, label=f"{rollout} rollouts")
+        for r in pts:
+            ax.annotate(f"W{r['worlds']} C{r['candidates']}", (r["ms_per_decision"], 100 * r["win_rate"]),
+                        textcoords="offset points", xytext=(4, -12), fontsize=8)
+    ax.axhline(50, color="grey", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_xlabel("ms per decision (one core)")
+    ax.set_ylabel(f"win rate vs {opponent} (%)")
+    ax.set_title(f"search agent: strength against budget ({rows[0]['games']} games per point)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--games", type=int, default=100, help="games, even (paired deals)")
     parser.add_argument("--worlds", type=int, default=32)
     parser.add_argument("--candidates", type=int, default=12)
+    parser.add_argument("--budgets", nargs="*", default=None, metavar="W:C",
+                        help="several budgets (worlds:candidates) in one run, instead of --worlds/--candidates")
+    parser.add_argument("--plot", default=None, metavar="PNG", help="with --budgets: win rate against ms/decision")
+    parser.add_argument("--rollout", default="heuristic", choices=["heuristic", "greedy"])
     parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
     parser.add_argument("--horizon", type=int, default=0)
@@ -68,41 +134,37 @@ def main() -> None:
         torch.set_num_threads(1)
     except ImportError:
         pass
-    config = GameConfig()
-    extra = {key: getattr(args, key) for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards")
-             if getattr(args, key) is not None}
-    search = SearchAgent(config, worlds=args.worlds, candidates=args.candidates, prior=args.prior, win=args.win,
-                          horizon=args.horizon, **extra)
-    opponent = load_agent(args.opponent, config)
-    score = 0.0
-    decided = 0.0
-    games = 0
-    start = time.perf_counter()
-    decisions0 = 0
-    for deal in range(args.games // 2):
-        for seat in (0, 1):
-            game_seed = derive_seed(args.seed, deal, seat)
-            search.seed(game_seed)
-            if hasattr(opponent, "seed"):
-                opponent.seed(game_seed + 1)
-            agents = [opponent, opponent]
-            agents[seat] = search
-            winner, spent = play(new_game(config, seed=derive_seed(args.seed, deal)), agents)
-            score += 1.0 if winner == seat else 0.5 if winner is None else 0.0
-            decided += spent[seat]
-            games += 1
-    elapsed = time.perf_counter() - start
-    decisions = search.decisions - decisions0
-    rate = score / games
-    err = math.sqrt(rate * (1 - rate) / games)
-    print(
-        f"search W={args.worlds} C={args.candidates} prior={args.prior} H={args.horizon} "
-        f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
-        f"reply={search.reply} pq={search.reply_q} D={search.discards} vs {args.opponent}: "
-        f"{rate:.3f} +- {err:.3f} over {games} games (seed {args.seed}); "
-        f"{decided / decisions * 1e3:.2f} ms/decision ({decisions} decisions, {search.searches} searches, "
-        f"{decided / max(1, search.searches) * 1e3:.2f} ms/search); {games / elapsed:.2f} games/s"
-    )
+    budgets = [(args.worlds, args.candidates)]
+    if args.budgets:
+        try:
+            budgets = [tuple(int(x) for x in b.split(":")) for b in args.budgets]  # type: ignore[misc]
+        except ValueError:
+            parser.error(f"--budgets takes W:C pairs of ints, got {args.budgets}")
+        if any(len(b) != 2 for b in budgets):
+            parser.error(f"--budgets takes W:C pairs of ints, got {args.budgets}")
+    rows = []
+    for worlds, candidates in budgets:
+        r = measure(args, worlds, candidates)
+        search = r.pop("search")
+        rows.append(r)
+        print(
+            f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={args.horizon} "
+            f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
+            f"reply={search.reply} pq={search.reply_q} D={search.discards} vs {args.opponent}: "
+            f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}); "
+            f"{r['ms_per_decision']:.2f} ms/decision ({search.decisions} decisions, {search.searches} searches, "
+            f"{r['ms_per_search']:.2f} ms/search); {r['games_per_s']:.2f} games/s", flush=True
+        )
+    if len(rows) > 1:
+        print("\n| W | C | rollout | vs | games | win rate | ms/decision | ms/search | games/s |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in rows:
+            print(f"| {r['worlds']} | {r['candidates']} | {r['rollout']} | {r['opponent']} | {r['games']} | "
+                  f"{r['win_rate']:.3f} ± {r['stderr']:.3f} | {r['ms_per_decision']:.2f} | {r['ms_per_search']:.2f} | "
+                  f"{r['games_per_s']:.2f} |")
+    if args.plot:
+        plot(rows, args.plot, args.opponent)
+        print(f"wrote {args.plot}")
 
 
 if __name__ == "__main__":
