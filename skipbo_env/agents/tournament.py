@@ -239,11 +239,11 @@ def play_games(
     own seeds, and a batched agent decides each game from that game's observation alone, so a
     game's moves do not depend on which other games share its batch.
     """
-    if records_dir is None and _engine_games() is not None and all(
-        spec in _engine_games().IN_ENGINE or hasattr(_agent(spec, config, 0, 0, allow_pickle), "act_batch")
-        for spec in specs
+    engine = None if records_dir else _engine_games()
+    if engine is not None and all(
+        spec in engine.IN_ENGINE or hasattr(_agent(spec, config, 0, 0, allow_pickle), "act_batch") for spec in specs
     ):
-        return _play_in_engine(specs, labels, config, seed, indices, plan, allow_pickle)
+        return _play_in_engine(engine, specs, labels, config, seed, indices, plan, allow_pickle)
     states, players, names, firsts = [], [], [], []
     recorders: list[GameRecorder | None] = []
     for slot, index in enumerate(indices):
@@ -287,6 +287,7 @@ def _engine_games() -> Any:
 
 
 def _play_in_engine(
+    games: Any,
     specs: tuple[str, ...],
     labels: tuple[str, ...],
     config: GameConfig,
@@ -297,8 +298,8 @@ def _play_in_engine(
 ) -> list[GameResult]:
     """:func:`play_games` in the batched engine (:func:`skipbo_env.vector.games.play_engine_games`):
     scripted seats replayed in compiled code from the seeds their Python agents would get, the
-    others batched agents. The same games as the rules-core loop, much faster."""
-    games = _engine_games()
+    others batched agents. The same games as the rules-core loop, much faster. ``games`` is
+    :mod:`skipbo_env.vector.games`."""
     states, kinds, seeds, outside, names = [], [], [], [], []
     for index in indices:
         deal, lineup = divmod(index, len(plan))
