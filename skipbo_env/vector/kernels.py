@@ -964,6 +964,26 @@ def _gen_plays(pos, hand, building, depth, pdepth, acts, cards, distinct, first)
 
 
 @njit(cache=True)
+def _take_back(a, card, hand, depth, pdepth, building, pile_value):
+    """``_Search._undo``: take back play ``a`` of ``card``; ``pile_value`` is its pile's value before."""
+    if a < A_STOCK:
+        hand[card] += 1
+    elif a >= A_PDISC:
+        pdepth[(a - A_PDISC) // 4] -= 1
+    elif A_DISC <= a < A_DISCARD:
+        depth[(a - A_DISC) // 4] -= 1
+    building[_pile_of(a)] = pile_value
+
+
+@njit(cache=True)
+def _record(out, path, k, move):
+    """``_Search._consider``'s new best: ``path[:k]`` then ``move`` into ``out``; its length."""
+    out[:k] = path[:k]
+    out[k] = move
+    return k + 1
+
+
+@njit(cache=True)
 def heuristic_plan(pos, wts, out):
     """``bots.heuristic._Search.run``: the best play sequence into ``out``; returns its length
     (0 when the search considered nothing, where the policy falls back to the greedy move)."""
@@ -1029,11 +1049,12 @@ def heuristic_plan(pos, wts, out):
     k = 0
     enter = True
     while True:
+        back = False  # this position is done: return to its parent, which takes back its play
         if enter:  # _visit at depth k (path[:k] played)
             enter = False
             _sorted4(building, key)
-            expand = nodes < max_nodes and _seen_add(seen, _node_code(hand, key, depth, pdepth))
-            if expand:
+            back = not (nodes < max_nodes and _seen_add(seen, _node_code(hand, key, depth, pdepth)))
+            if not back:
                 nodes += 1
                 table = _table(key, nseat, stop, snumbers, sjokers, weight, q)
                 size = 0
@@ -1054,53 +1075,26 @@ def heuristic_plan(pos, wts, out):
                             value = credit + table + _own_reach(pos, hand, depth, key, wts, numbers) + dvalue
                             if value > best_value:
                                 best_value = value
-                                out[:k] = path[:k]
-                                out[k] = dmove
-                                best_len = k + 1
+                                best_len = _record(out, path, k, dmove)
                     else:
                         value = credit + table + _own_reach(pos, hand, depth, key, wts, numbers)
                         if value > best_value:
                             best_value = value
-                            out[:k] = path[:k]
-                            out[k] = A_END
-                            best_len = k + 1
+                            best_len = _record(out, path, k, A_END)
                 count[k] = _gen_plays(pos, hand, building, depth, pdepth, acts[k], cards[k], distinct, first)
                 idx[k] = 0
-            elif k == 0:
-                break
-            else:  # not expanded: back to the parent, which undoes its play
-                k -= 1
-                a = acts[k, idx[k]]
-                card = cards[k, idx[k]]
-                if a < A_STOCK:
-                    hand[card] += 1
-                elif a >= A_PDISC:
-                    pdepth[(a - A_PDISC) // 4] -= 1
-                elif a >= A_DISC and a < A_DISCARD:
-                    depth[(a - A_DISC) // 4] -= 1
-                building[a % 4 if a < A_END else (a - A_PSTOCK) % 4] = undo_pile[k]
-                credit = undo_credit[k]
-                idx[k] += 1
-        if idx[k] >= count[k]:
+        if back or idx[k] >= count[k]:
             if k == 0:
                 break
             k -= 1
-            a = acts[k, idx[k]]
-            card = cards[k, idx[k]]
-            if a < A_STOCK:
-                hand[card] += 1
-            elif a >= A_PDISC:
-                pdepth[(a - A_PDISC) // 4] -= 1
-            elif a >= A_DISC and a < A_DISCARD:
-                depth[(a - A_DISC) // 4] -= 1
-            building[a % 4 if a < A_END else (a - A_PSTOCK) % 4] = undo_pile[k]
+            _take_back(acts[k, idx[k]], cards[k, idx[k]], hand, depth, pdepth, building, undo_pile[k])
             credit = undo_credit[k]
             idx[k] += 1
             continue
         # _apply the next play of this position
         a = acts[k, idx[k]]
         card = cards[k, idx[k]]
-        pile = a % 4 if a < A_END else (a - A_PSTOCK) % 4
+        pile = _pile_of(a)
         undo_pile[k] = building[pile]
         undo_credit[k] = credit
         credit += play_credit
@@ -1139,17 +1133,8 @@ def heuristic_plan(pos, wts, out):
         if final:
             if value > best_value:
                 best_value = value
-                out[:k] = path[:k]
-                out[k] = a
-                best_len = k + 1
-            # _undo
-            if a < A_STOCK:
-                hand[card] += 1
-            elif a >= A_PDISC:
-                pdepth[(a - A_PDISC) // 4] -= 1
-            elif a >= A_DISC and a < A_DISCARD:
-                depth[(a - A_DISC) // 4] -= 1
-            building[pile] = undo_pile[k]
+                best_len = _record(out, path, k, a)
+            _take_back(a, card, hand, depth, pdepth, building, undo_pile[k])
             credit = undo_credit[k]
             idx[k] += 1
         else:
@@ -1290,6 +1275,39 @@ def heuristic_choice(hot, turn, cf, arng, apcg, drow, row, b, legal, count, wts,
 
 
 @njit(cache=True)
+def _advance_game(hot, cold, turn, moves, pcg, cf, arng, apcg, exact, b, seat_kinds, wts, plans, hstate, expect,
+                  mask, legal, pos, sig):
+    """Play game ``b``'s in-engine seats until a seat of another kind is to move or the game ends.
+
+    ``seat_kinds[seat]``: 1 random, 2 greedy, 4 heuristic (only when ``plans`` has rows; its plan
+    cache is row ``b * n + seat``). Their draws come from the numpy stream ``apcg[b * n + seat]``
+    when ``exact`` (:func:`draw_below`), else from the game's splitmix64 agent stream. ``mask``,
+    ``legal``, ``pos`` and ``sig`` are scratch. Returns the number of decisions played.
+    """
+    n = cf[C_N]
+    heuristic = plans.shape[0] > 0
+    played = 0
+    while hot[b, G_DONE] == 0:
+        seat = np.int64(hot[b, G_CUR])
+        kind = seat_kinds[seat]
+        if kind != 1 and kind != 2 and not (kind == 4 and heuristic):
+            break
+        row = b * n + seat
+        drow = row if exact else -1
+        count = legal_actions(hot, cf, b, mask, legal)
+        if kind == 1:
+            a = np.int64(legal[draw_below(arng, apcg, b, drow, count)])
+        elif kind == 2:
+            a = greedy_choice(hot, cf, arng, apcg, drow, b, legal, count)
+        else:
+            a = heuristic_choice(hot, turn, cf, arng, apcg, drow, row, b, legal, count, wts, plans, hstate, expect,
+                                 pos, sig)
+        apply_action(hot, cold, turn, moves, pcg, cf, b, a)
+        played += 1
+    return played
+
+
+@njit(cache=True)
 def tour_advance(hot, cold, turn, moves, pcg, cf, arng, apcg, kinds, wts, plans, hstate, expect):
     """Play the in-engine seats of a tournament until each game waits for an outside agent or ends.
 
@@ -1297,30 +1315,14 @@ def tour_advance(hot, cold, turn, moves, pcg, cf, arng, apcg, kinds, wts, plans,
     ``apcg[b * n + seat]`` exactly as the Python agents draw from their generators), any other
     value an outside agent. Returns the number of decisions played.
     """
-    na = cf[C_NA]
-    n = cf[C_N]
-    mask = np.empty(na, np.int8)
-    legal = np.empty(na, np.uint8)
+    mask = np.empty(cf[C_NA], np.int8)
+    legal = np.empty(cf[C_NA], np.uint8)
     pos = np.empty(H_SIZE, np.int64)
     sig = np.empty(H_SIG, np.int64)
     played = 0
     for b in range(hot.shape[0]):
-        while hot[b, G_DONE] == 0:
-            seat = np.int64(hot[b, G_CUR])
-            kind = kinds[b, seat]
-            if kind != 1 and kind != 2 and kind != 4:
-                break
-            row = b * n + seat
-            count = legal_actions(hot, cf, b, mask, legal)
-            if kind == 1:
-                a = np.int64(legal[draw_below(arng, apcg, b, row, count)])
-            elif kind == 2:
-                a = greedy_choice(hot, cf, arng, apcg, row, b, legal, count)
-            else:
-                a = heuristic_choice(hot, turn, cf, arng, apcg, row, row, b, legal, count, wts, plans, hstate,
-                                     expect, pos, sig)
-            apply_action(hot, cold, turn, moves, pcg, cf, b, a)
-            played += 1
+        played += _advance_game(hot, cold, turn, moves, pcg, cf, arng, apcg, True, b, kinds[b], wts, plans, hstate,
+                                expect, mask, legal, pos, sig)
     return played
 
 
@@ -1450,29 +1452,19 @@ def learner_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner, w
     """:func:`batch_advance` with kind 4 too: the heuristic, its plan cache in row ``b * n + seat`` of
     ``plans``/``hstate``/``expect`` (see :func:`heuristic_choice`; empty arrays: kind 4 stops like a
     callback), its rare greedy fallback drawing from the game's agent stream."""
-    na = cf[C_NA]
     n = cf[C_N]
-    mask = np.empty(na, np.int8)
-    legal = np.empty(na, np.uint8)
+    mask = np.empty(cf[C_NA], np.int8)
+    legal = np.empty(cf[C_NA], np.uint8)
     pos = np.empty(H_SIZE, np.int64)
     sig = np.empty(H_SIG, np.int64)
-    heuristic = plans.shape[0] > 0
     nopcg = np.zeros((1, 6), np.uint64)
+    kinds = np.empty(n, np.int64)
     played = 0
     for b in range(hot.shape[0]):
-        while hot[b, G_DONE] == 0:
-            seat = np.int64(hot[b, G_CUR])
-            kind = seat_kind[(seat - learner[b]) % n]
-            if kind != 1 and kind != 2 and not (kind == 4 and heuristic):
-                break
-            count = legal_actions(hot, cf, b, mask, legal)
-            if kind == 4:
-                a = heuristic_choice(hot, turn, cf, arng, nopcg, -1, b * n + seat, b, legal, count, wts, plans,
-                                     hstate, expect, pos, sig)
-            else:
-                a = agent_choice(hot, cf, arng, nopcg, b, kind, legal, count)
-            apply_action(hot, cold, turn, moves, pcg, cf, b, a)
-            played += 1
+        for seat in range(n):
+            kinds[seat] = seat_kind[(seat - learner[b]) % n]
+        played += _advance_game(hot, cold, turn, moves, pcg, cf, arng, nopcg, False, b, kinds, wts, plans, hstate,
+                                expect, mask, legal, pos, sig)
     return played
 
 
