@@ -41,8 +41,8 @@ from .registry import agent_label, derive_seed, load_agent
 from .tournament import (
     DEFAULT_BATCH,
     GameResult,
-    _openskill,
     lineups,
+    openskill_ratings,
     run_tournament,
     wilson_interval,
     worker_pool,
@@ -459,7 +459,7 @@ def _rate(specs: tuple[str, ...], labels: tuple[str, ...], pairs: list[PairResul
             seats = tuple(local[a] for a in g.seats)
             keyed.append(((Fraction(2 * g.index + 1, 2 * p.games), number), dataclasses.replace(g, seats=seats)))
     keyed.sort(key=lambda kg: kg[0])
-    fitted = _openskill(len(specs), tuple(g for _, g in keyed))
+    fitted = openskill_ratings(len(specs), tuple(g for _, g in keyed))
     out = []
     for i, (mu, sigma, ordinal) in enumerate(fitted):
         mine = [p for p in pairs if i in (p.a, p.b)]

@@ -488,7 +488,7 @@ def aggregate(
 ) -> TournamentResult:
     """Per-agent figures, head-to-head shares and OpenSkill ratings, in game order."""
     k = len(specs)
-    ratings = _openskill(k, games)
+    ratings = openskill_ratings(k, games)
     sides_of = [{config.team(s) for s, a in enumerate(plan[0]) if a == i} for i in range(k)]
     summaries = []
     for i in range(k):
@@ -538,7 +538,7 @@ def aggregate(
     )
 
 
-def _openskill(k: int, games: tuple[GameResult, ...]) -> list[tuple[float, float, float]]:
+def openskill_ratings(k: int, games: tuple[GameResult, ...]) -> list[tuple[float, float, float]]:
     """OpenSkill (Plackett-Luce) rating per agent, updated game by game in game order.
 
     Each agent is one team per game; the winner ranks first and every other
