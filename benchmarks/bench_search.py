@@ -11,6 +11,7 @@ continuations included) and of its searches, and games/s.
         --worlds 32 --candidates 12 [--rollout heuristic|greedy] [--seed 0] [--prior 2.0] [--horizon 0]
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --games 100 --budgets 1:1 4:6 8:12 32:12 \
         --plot docs/img/search_budget.png        # strength against budget, a table and a plot
+    (--save FILE keeps a run's figures, --include FILE ... adds saved runs to the table and plot)
 
 Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded per game.
 """
@@ -18,6 +19,7 @@ Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import time
@@ -84,6 +86,7 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
 def plot(rows: list[dict], path: str, opponent: str) -> None:
     """Win rate (with 95% intervals) against ms per decision, one point per budget."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -98,9 +101,12 @@ def plot(rows: list[dict], path: str, opponent: str) -> None:
                         textcoords="offset points", xytext=(4, -12), fontsize=8)
     ax.axhline(50, color="grey", lw=0.8, ls=":")
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("ms per decision (one core)")
     ax.set_ylabel(f"win rate vs {opponent} (%)")
-    ax.set_title(f"search agent: strength against budget ({rows[0]['games']} games per point)")
+    counts = sorted({r["games"] for r in rows})
+    ax.set_title(f"search agent: strength against budget ({'/'.join(map(str, counts))} games per point)")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -114,7 +120,10 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=12)
     parser.add_argument("--budgets", nargs="*", default=None, metavar="W:C",
                         help="several budgets (worlds:candidates) in one run, instead of --worlds/--candidates")
-    parser.add_argument("--plot", default=None, metavar="PNG", help="with --budgets: win rate against ms/decision")
+    parser.add_argument("--plot", default=None, metavar="PNG", help="win rate against ms/decision of the budgets")
+    parser.add_argument("--save", default=None, metavar="JSON", help="write this run's figures (one row per budget)")
+    parser.add_argument("--include", nargs="*", default=[], metavar="JSON",
+                        help="figures saved by earlier runs (--save), added to the table and the plot")
     parser.add_argument("--rollout", default="heuristic", choices=["heuristic", "greedy"])
     parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
@@ -142,7 +151,12 @@ def main() -> None:
             parser.error(f"--budgets takes W:C pairs of ints, got {args.budgets}")
         if any(len(b) != 2 for b in budgets):
             parser.error(f"--budgets takes W:C pairs of ints, got {args.budgets}")
-    rows = []
+    rows: list[dict] = []
+    for path in args.include:
+        with open(path) as f:
+            rows += json.load(f)
+    if args.include and not args.budgets:
+        budgets = []
     for worlds, candidates in budgets:
         r = measure(args, worlds, candidates)
         search = r.pop("search")
@@ -155,6 +169,9 @@ def main() -> None:
             f"{r['ms_per_decision']:.2f} ms/decision ({search.decisions} decisions, {search.searches} searches, "
             f"{r['ms_per_search']:.2f} ms/search); {r['games_per_s']:.2f} games/s", flush=True
         )
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(rows, f, indent=1)
     if len(rows) > 1:
         print("\n| W | C | rollout | vs | games | win rate | ms/decision | ms/search | games/s |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
