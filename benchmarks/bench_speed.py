@@ -40,8 +40,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from skipbo_env.agents import load_agent  # noqa: E402
-from skipbo_env.bots import BOTS, make_bot  # noqa: E402
 from skipbo_env.agents import tournament as T  # noqa: E402
+from skipbo_env.bots import BOTS, make_bot  # noqa: E402
 from skipbo_env.rules import GameConfig  # noqa: E402
 
 
