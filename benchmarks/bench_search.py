@@ -103,6 +103,8 @@ def plot(rows: list[dict], path: str, opponent: str) -> None:
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    spent = [r["ms_per_decision"] for r in rows]
+    ax.set_xticks([t for t in (0.5, 1, 2, 5, 10, 20, 50, 100, 200) if min(spent) / 2 <= t <= max(spent) * 2])
     ax.set_xlabel("ms per decision (one core)")
     ax.set_ylabel(f"win rate vs {opponent} (%)")
     counts = sorted({r["games"] for r in rows})
