@@ -38,6 +38,7 @@ from typing import Any
 from ..records import write_json_atomic
 from ..rules import GameConfig
 from .registry import agent_label, derive_seed, load_agent
+from .report import config_flags
 from .tournament import (
     DEFAULT_BATCH,
     GameResult,
@@ -191,15 +192,7 @@ class LadderResult:
 
     def describe(self) -> str:
         """One line: the game, the agents, the game counts per pair, the seed."""
-        cfg = self.config
-        flags = [f"{cfg.num_players} players", f"stock {cfg.stock_size}"]
-        if cfg.partner_game:
-            flags.append("partner game")
-        if not cfg.allow_wild_discard:
-            flags.append("no wild discards")
-        if cfg.must_play_stock:
-            flags.append("must play stock")
-        flags.append(f"turn limit {cfg.turn_limit}")
+        flags = config_flags(self.config)
         counts = [str(c) for c in sorted({p.games for p in self.pairs}, reverse=True)]
         per_pair = counts[0] if len(counts) == 1 else f"{', '.join(counts[:-1])} or {counts[-1]}"
         total = sum(p.games for p in self.pairs)

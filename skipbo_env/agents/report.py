@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records import write_json_atomic
+from ..rules import GameConfig
 from .tournament import TournamentResult
 
 
@@ -15,9 +16,8 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def describe_game(result: TournamentResult) -> str:
-    """One line: players, variant flags, games, deals and seatings, seed."""
-    cfg = result.config
+def config_flags(cfg: GameConfig) -> list[str]:
+    """The game's description for report lines: players, stock size, variant flags, turn limit."""
     flags = [f"{cfg.num_players} players", f"stock {cfg.stock_size}"]
     if cfg.partner_game:
         flags.append("partner game")
@@ -26,6 +26,12 @@ def describe_game(result: TournamentResult) -> str:
     if cfg.must_play_stock:
         flags.append("must play stock")
     flags.append(f"turn limit {cfg.turn_limit}")
+    return flags
+
+
+def describe_game(result: TournamentResult) -> str:
+    """One line: players, variant flags, games, deals and seatings, seed."""
+    flags = config_flags(result.config)
     return (
         f"{' vs '.join(result.labels)}: {', '.join(flags)}; {len(result.games)} games "
         f"({result.deals} deals x {len(result.lineups)} seatings), seed {result.seed}"
