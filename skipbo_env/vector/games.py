@@ -75,7 +75,7 @@ def play_engine_games(
     apcg = np.zeros((count * n, 6), np.uint64)
     for g in range(count):
         for seat in range(n):
-            if kind_arr[g, seat] in (1, 2, 4):
+            if kind_arr[g, seat] in IN_ENGINE.values():
                 apcg[g * n + seat] = _pcg_row(int(seeds[g][seat]))
     plans = np.zeros((count * n, K.PLAN_MAX), np.int64)
     hstate = np.zeros((count * n, 3), np.int64)
