@@ -45,7 +45,6 @@ and their measurements.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -208,6 +207,7 @@ class SearchAgent:
             BatchEngine,  # needs numba (the 'fast' extra); loaded only for this agent
             kernels,
         )
+        from ..vector.heuristic import plan_caches, weights_vector
 
         self.config = config
         self.worlds = worlds
@@ -232,10 +232,8 @@ class SearchAgent:
         self._seat_kind = np.full(n, ROLLOUTS[rollout], np.int64)  # the rollout agent everywhere ...
         self._seat_kind[0] = 0  # ... except the "learner" seat, where learner_advance stops
         rows = self._engine.batch_size * n
-        self._hweights = np.array(dataclasses.astuple(weights), dtype=np.float64)
-        self._plans = np.zeros((rows, kernels.PLAN_MAX), np.int64)
-        self._hstate = np.zeros((rows, 3), np.int64)
-        self._hexpect = np.zeros((rows, kernels.H_SIG), np.int64)
+        self._hweights = weights_vector(weights)
+        self._plans, self._hstate, self._hexpect = plan_caches(rows)
         self.searches = 0
         self.decisions = 0
         self.seed(seed)

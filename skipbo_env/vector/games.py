@@ -24,7 +24,7 @@ from ..episode import AgentError
 from ..rules import GameState
 from . import kernels as K
 from .engine import BatchEngine
-from .heuristic import weights_vector
+from .heuristic import plan_caches, weights_vector
 
 IN_ENGINE: dict[str, int] = {"random": 1, "greedy": 2, "heuristic": 4}
 """Scripted agents the engine replays, by name: their kernel kind."""
@@ -77,9 +77,7 @@ def play_engine_games(
         for seat in range(n):
             if kind_arr[g, seat] in IN_ENGINE.values():
                 apcg[g * n + seat] = _pcg_row(int(seeds[g][seat]))
-    plans = np.zeros((count * n, K.PLAN_MAX), np.int64)
-    hstate = np.zeros((count * n, 3), np.int64)
-    expect = np.zeros((count * n, K.H_SIG), np.int64)
+    plans, hstate, expect = plan_caches(count * n)
     wts = weights_vector(DEFAULT_WEIGHTS)
     while True:
         K.tour_advance(engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.arng,

@@ -38,6 +38,13 @@ def weights_vector(weights: HeuristicWeights) -> np.ndarray:
     return vec
 
 
+def plan_caches(rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Empty plan caches of the in-engine heuristic for ``rows`` (game, seat) rows: plans,
+    (length, next index, expectation valid) and the expected signatures (``kernels.heuristic_choice``)."""
+    return (np.zeros((rows, K.PLAN_MAX), np.int64), np.zeros((rows, 3), np.int64),
+            np.zeros((rows, K.H_SIG), np.int64))
+
+
 def _card(card: int | None) -> int:
     return 0 if card is None else card
 
@@ -92,4 +99,4 @@ def compiled_heuristic(config: GameConfig, seed: int | None = None,
     return HeuristicAgent(config, seed, weights, planner=compiled_plan)
 
 
-__all__ = ["compiled_heuristic", "compiled_plan", "pack_position", "weights_vector"]
+__all__ = ["compiled_heuristic", "compiled_plan", "pack_position", "plan_caches", "weights_vector"]

@@ -52,7 +52,7 @@ from ..episode import (
 from ..rules import GameConfig, IllegalMoveError
 from . import kernels as K
 from .engine import AGENT_KINDS, BatchEngine
-from .heuristic import weights_vector
+from .heuristic import plan_caches, weights_vector
 
 CALLBACK = 3
 ENGINE_OPPONENTS = {**AGENT_KINDS, "heuristic": 4}
@@ -132,9 +132,7 @@ class LearnerBatch:
         self._masks_bool = np.zeros((num_envs, self.engine.num_actions), bool)
         rows = num_envs * config.num_players
         self._hweights = weights_vector(DEFAULT_WEIGHTS)
-        self._plans = np.zeros((rows, K.PLAN_MAX), np.int64)
-        self._hstate = np.zeros((rows, 3), np.int64)
-        self._expect = np.zeros((rows, K.H_SIG), np.int64)
+        self._plans, self._hstate, self._expect = plan_caches(rows)
         self._started = False
         self._seed_all(seed)
 
