@@ -318,6 +318,12 @@ def test_load_export_round_trip_and_to_state():
     assert engine.export(2) == data
     assert engine.to_state(2).to_dict() == data
     assert engine.export(0) != data  # other slots untouched
+    engine.load_state(1, GameState.from_dict(data))  # the in-memory path: same arrays as load
+    assert engine.export(1) == data
+    for arrays in (engine.hot, engine.cold, engine.pcg):
+        assert np.array_equal(arrays[1], arrays[2])
+    with pytest.raises(TypeError, match="needs a GameState"):
+        engine.load_state(0, data)
 
 
 # --------------------------------------------------------------------- bad input

@@ -298,7 +298,7 @@ class SearchAgent:
         m, c = self.worlds, len(paths)
         worlds = sample_states(view, self.rng, m)
         for j, world in enumerate(worlds):
-            eng.load(j, world.to_dict())
+            eng.load_state(j, world)
         used = m * c
         for i in range(1, c):
             rows = slice(i * m, (i + 1) * m)

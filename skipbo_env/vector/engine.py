@@ -381,8 +381,19 @@ class BatchEngine:
         The dict is validated by the rules core's loader first; its config must
         equal the engine's and its generator must be a ``PCG64``.
         """
+        self.load_state(slot, GameState.from_dict(data))  # full validation, StateError on bad input
+
+    def load_state(self, slot: int, state: GameState) -> None:
+        """Put a rules-core :class:`~skipbo_env.rules.GameState` into ``slot``, generator included.
+
+        The state is trusted as it is (a ``GameState`` built by the rules core keeps its own
+        invariants): no dict round trip, which makes this the fast path for states built in
+        memory (the search agent's sampled worlds). Its config must equal the engine's and its
+        generator must be a ``PCG64``.
+        """
         slot = int(_as_rows([slot], self.batch_size)[0])
-        state = GameState.from_dict(data)  # full validation, StateError on bad input
+        if not isinstance(state, GameState):
+            raise TypeError(f"load_state needs a GameState, got {type(state).__name__}")
         if state.config != self.config:
             raise ValueError(f"the state's config {state.config} differs from the engine's {self.config}")
         raw = state.rng.bit_generator.state
