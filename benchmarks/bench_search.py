@@ -8,7 +8,7 @@ half), the ms per decision of the search agent (mean over all its decisions, pla
 continuations included) and of its searches, and games/s.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --opponent heuristic --games 200 \
-        --worlds 32 --candidates 12 [--rollout heuristic|greedy] [--seed 0] [--prior 2.0] [--horizon 0]
+        --worlds 32 --candidates 12 [--rollout heuristic|greedy] [--seed 0] [--prior 2.0] [--horizon 1]
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --games 100 --budgets 1:1 4:6 8:12 32:12 \
         --plot docs/img/search_budget.png        # strength against budget, a table and a plot
     (--save FILE keeps a run's figures, --include FILE ... adds saved runs to the table and plot)
@@ -23,6 +23,8 @@ import json
 import math
 import os
 import time
+
+from tqdm import tqdm
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -60,6 +62,8 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     decided = 0.0
     games = 0
     start = time.perf_counter()
+    bar = tqdm(total=args.games, desc=f"search W{worlds} C{candidates} vs {args.opponent}", unit="game",
+               disable=args.no_progress)
     for deal in range(args.games // 2):
         for seat in (0, 1):
             game_seed = derive_seed(args.seed, deal, seat)
@@ -72,10 +76,14 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
             score += 1.0 if winner == seat else 0.5 if winner is None else 0.0
             decided += spent[seat]
             games += 1
+            bar.update()
+            bar.set_postfix(win=f"{score / games:.1%}", ms=f"{decided / max(1, search.decisions) * 1e3:.1f}")
+    bar.close()
     elapsed = time.perf_counter() - start
     rate = score / games
     return {
-        "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "opponent": args.opponent,
+        "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": search.horizon,
+        "opponent": args.opponent,
         "games": games, "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
         "ms_per_decision": decided / max(1, search.decisions) * 1e3,
         "ms_per_search": decided / max(1, search.searches) * 1e3, "games_per_s": games / elapsed,
@@ -129,7 +137,7 @@ def main() -> None:
     parser.add_argument("--rollout", default="heuristic", choices=["heuristic", "greedy"])
     parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
-    parser.add_argument("--horizon", type=int, default=0)
+    parser.add_argument("--horizon", type=int, default=None, help="extra rounds (default: the agent's, 1 for 2 players)")
     parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
     parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
     parser.add_argument("--reach-q", type=float, default=None)
@@ -138,6 +146,7 @@ def main() -> None:
     parser.add_argument("--reply-q", type=float, default=None)
     parser.add_argument("--discards", type=int, default=None, help="extra alternative-discard candidates")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()
     try:
         import torch
@@ -164,7 +173,7 @@ def main() -> None:
         search = r.pop("search")
         rows.append(r)
         print(
-            f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={args.horizon} "
+            f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
             f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
             f"reply={search.reply} pq={search.reply_q} D={search.discards} vs {args.opponent}: "
             f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}); "
