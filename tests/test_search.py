@@ -170,3 +170,20 @@ def test_rollout_agents_play_legal_games(rollout):
 def test_unknown_rollout_is_refused():
     with pytest.raises(ValueError, match="rollout must be one of greedy, heuristic"):
         SearchAgent(GameConfig(), rollout="random")
+
+
+def test_default_horizon_and_bad_horizons():
+    assert SearchAgent(GameConfig(), worlds=1, candidates=1).horizon == 1  # 2 players: one more round
+    for config in (GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)):
+        assert SearchAgent(config, worlds=1, candidates=1).horizon == 0
+    assert SearchAgent(GameConfig(), worlds=1, candidates=1, horizon=0).horizon == 0
+    for bad in (-1, 9, 1.0, "1"):
+        with pytest.raises(ValueError, match="horizon must be an int in 0..8"):
+            SearchAgent(GameConfig(), horizon=bad)
+
+
+def test_a_longer_horizon_plays_legal_games():
+    config = GameConfig(short_game=True)
+    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, horizon=2) for s in range(2)]
+    state, _ = _play(config, agents, seed=6)
+    assert state.is_over
