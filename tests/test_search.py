@@ -28,8 +28,9 @@ def _play(config: GameConfig, agents, seed: int, limit: int = 100_000) -> tuple[
 
 @pytest.mark.parametrize(
     "config",
-    [GameConfig(), GameConfig(num_players=3, short_game=True), GameConfig(num_players=4, partner_game=True, short_game=True)],
-    ids=["2p", "3p-short", "4p-partner-short"],
+    [GameConfig(), GameConfig(num_players=3, short_game=True), GameConfig(num_players=4, partner_game=True, short_game=True),
+     GameConfig(num_players=6, short_game=True)],
+    ids=["2p", "3p-short", "4p-partner-short", "6p-short"],
 )
 def test_every_action_is_legal_over_full_games(config):
     agents = [SearchAgent(config, seed=s, worlds=2, candidates=3) for s in range(config.num_players)]
