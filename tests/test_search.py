@@ -188,3 +188,23 @@ def test_a_longer_horizon_plays_legal_games():
     agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, horizon=2) for s in range(2)]
     state, _ = _play(config, agents, seed=6)
     assert state.is_over
+
+
+def test_a_candidate_move_made_illegal_by_a_hidden_refill_hands_over_to_the_rollout():
+    """R19: a pile completed during the turn is shuffled into the empty draw pile and refills the
+    emptied hand, so the planner's "end turn" after the last hand card is not legal in the worlds;
+    those worlds stop following the candidate instead of failing (seen in 6-player games)."""
+    from conftest import state_dict
+
+    from skipbo_env.rules import EndTurn, Play, Source
+
+    config = GameConfig()
+    state = GameState.from_dict(state_dict(2, hands={0: [11, 2, 3]}, discards={0: [[12]]}, building=(10, 1, 0, 0),
+                                           rest=("discard", 1, 0)))
+    view = state.view(0)
+    assert view.draw_size == 0 and view.completed_size == 0
+    path = (Play(Source.HAND, 0, card=11), Play(Source.DISCARD, 0, discard_pile=0), Play(Source.HAND, 1, card=2),
+            Play(Source.HAND, 1, card=3), EndTurn())
+    agent = SearchAgent(config, seed=0, worlds=4, candidates=2)
+    race = agent._simulate(view, [path, path[:1]])
+    assert race.shape == (2,) and np.isfinite(race).all()

@@ -331,11 +331,20 @@ class SearchAgent:
         streams = self.rng.integers(1, 2**63, size=m, dtype=np.int64).astype(np.uint64)
         eng.arng[:] = np.resize(streams, eng.batch_size)
         ids = [[encode_action(move, self.config) for move in path] for path in paths]
+        off = np.zeros(eng.batch_size, bool)  # worlds where a candidate's next move is not legal
         for step in range(max(len(p) for p in ids)):
             which = [i for i in range(c) if len(ids[i]) > step]
             rows_arr = np.concatenate([np.arange(i * m, (i + 1) * m) for i in which])
             acts = np.concatenate([np.full(m, ids[i][step], np.int64) for i in which])
-            live = eng.hot[rows_arr, K.G_DONE] == 0
+            live = (eng.hot[rows_arr, K.G_DONE] == 0) & ~off[rows_arr]
+            if step:
+                # The view decides every move of a candidate but one: a refill drawn from the
+                # completed piles shuffled back in (R19) when the hand empties on an empty draw
+                # pile, which the planner reads as "no refill". Worlds where the next move is not
+                # legal stop following the candidate; the rollout agent finishes the turn.
+                legal = eng.masks()[rows_arr, acts] != 0
+                off[rows_arr[live & ~legal]] = True
+                live &= legal
             eng.step(acts[live], rows_arr[live])
         me = view.seat
         n = self.config.num_players
