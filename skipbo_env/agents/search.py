@@ -72,6 +72,7 @@ ROLLOUTS = {"greedy": 2, "heuristic": 4}
 """Rollout agents (in-engine kinds) that finish the turn and play the other seats."""
 DEFAULT_ROLLOUT = "heuristic"
 MAX_WORLDS = 4096
+MAX_CANDIDATES = 64
 MAX_HORIZON = 8
 
 
@@ -84,7 +85,6 @@ def default_horizon(config: GameConfig) -> int:
     simulation, which would take the search past its 50 ms budget per decision.
     """
     return 1 if config.num_players == 2 else 0
-MAX_CANDIDATES = 64
 
 
 class _TopK(_Search):
