@@ -53,7 +53,7 @@ import numpy as np
 
 from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
 from ..encoding import encode_action, fields_from_view
-from ..rules import WILD, GameConfig, Move, Play, SeatView, Source, missing_numbers
+from ..rules import WILD, GameConfig, IllegalMoveError, Move, Play, SeatView, Source, missing_numbers
 from ..rules.moves import DISCARDS, Discard
 from ..rules.sampling import sample_states
 
@@ -337,15 +337,20 @@ class SearchAgent:
             rows_arr = np.concatenate([np.arange(i * m, (i + 1) * m) for i in which])
             acts = np.concatenate([np.full(m, ids[i][step], np.int64) for i in which])
             live = (eng.hot[rows_arr, K.G_DONE] == 0) & ~off[rows_arr]
-            if step:
+            try:
+                eng.step(acts[live], rows_arr[live])
+            except IllegalMoveError:
                 # The view decides every move of a candidate but one: a refill drawn from the
                 # completed piles shuffled back in (R19) when the hand empties on an empty draw
-                # pile, which the planner reads as "no refill". Worlds where the next move is not
-                # legal stop following the candidate; the rollout agent finishes the turn.
+                # pile, which the planner reads as "no refill". The engine changed nothing; worlds
+                # where the next move is not legal stop following the candidate and the rollout
+                # agent finishes the turn.
+                if step == 0:
+                    raise  # a first move is legal in the view, so in every world
                 legal = eng.masks()[rows_arr, acts] != 0
                 off[rows_arr[live & ~legal]] = True
                 live &= legal
-            eng.step(acts[live], rows_arr[live])
+                eng.step(acts[live], rows_arr[live])
         me = view.seat
         n = self.config.num_players
         after = np.full(eng.batch_size, (me + 1) % n, np.int64)
