@@ -1,19 +1,24 @@
 """Strength and speed of the search agent (``skipbo_env.agents.search``) at one budget.
 
-Plays ``--games`` paired 2-player games (each deal twice, the agents swapping seats) of the
-search agent against ``--opponent`` (any ``load_agent`` spec: heuristic, ppo-2p, ...), in one
+Plays ``--games`` paired games (each deal once with the search agent on every side: with
+two players each deal twice, the agents swapping seats) of the search agent against
+``--opponent`` (any ``load_agent`` spec: heuristic, ppo-2p, ...) in every other seat, in one
 process on one core, driving the games itself: ``act_view(state.view(seat))`` for agents that
-have it, else ``act(observe(state, seat))``. Prints the search agent's win rate (draws count
-half), the ms per decision of the search agent (mean over all its decisions, plan
-continuations included) and of its searches, and games/s.
+have it, else ``act(observe(state, seat))``. ``--players N`` (and ``--partner``: the search
+agent plays both seats of one team) for the other tables. Prints the search agent's win rate
+(draws count half) and its fair share, the ms per decision of the search agent (mean over all
+its decisions, plan continuations included) and of its searches, and games/s.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --opponent heuristic --games 200 \
         --worlds 32 --candidates 12 [--rollout heuristic|greedy] [--seed 0] [--prior 2.0] [--horizon 1]
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --games 100 --budgets 1:1 4:6 8:12 32:12 \
         --plot docs/img/search_budget.png        # strength against budget, a table and a plot
+    OMP_NUM_THREADS=1 python benchmarks/bench_search.py --players 6 --games 12   # speed at another table
     (--save FILE keeps a run's figures, --include FILE ... adds saved runs to the table and plot)
 
-Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded per game.
+Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded per game
+(the search agent on side ``t`` with ``derive_seed(seed, d, t)``, the opponents with that plus
+1, 2, ...).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from skipbo_env.agents.registry import derive_seed, load_agent  # noqa: E402
 from skipbo_env.agents.search import SearchAgent  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
-from skipbo_env.rules import GameConfig, new_game  # noqa: E402
+from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
 
 def play(state, agents) -> tuple[int | None, dict[int, float]]:
@@ -52,42 +57,55 @@ def play(state, agents) -> tuple[int | None, dict[int, float]]:
 
 def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     """Play ``args.games`` paired games of the search agent at one budget; its figures."""
-    config = GameConfig()
-    extra = {key: getattr(args, key) for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards")
+    config = GameConfig(num_players=args.players, partner_game=args.partner)
+    sides = config.num_teams
+    extra = {key: getattr(args, key)
+             for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead")
              if getattr(args, key) is not None}
-    search = SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
-                         horizon=args.horizon, rollout=args.rollout, **extra)
-    opponent = load_agent(args.opponent, config)
+    mine = len(config.team_seats(0))  # the search agent's seats per game (one agent each: plans are per seat)
+    searches = [SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
+                            horizon=args.horizon, rollout=args.rollout, **extra) for _ in range(mine)]
+    opponents = [load_agent(args.opponent, config) for _ in range(config.num_players - mine)]
     score = 0.0
     decided = 0.0
     games = 0
     start = time.perf_counter()
     bar = tqdm(total=args.games, desc=f"search W{worlds} C{candidates} vs {args.opponent}", unit="game",
                disable=args.no_progress)
-    for deal in range(args.games // 2):
-        for seat in (0, 1):
-            game_seed = derive_seed(args.seed, deal, seat)
-            search.seed(game_seed)
-            if hasattr(opponent, "seed"):
-                opponent.seed(game_seed + 1)
-            agents = [opponent, opponent]
-            agents[seat] = search
+
+    def decisions() -> int:
+        return sum(s.decisions for s in searches)
+
+    for deal in range(args.games // sides):
+        for side in range(sides):
+            game_seed = derive_seed(args.seed, deal, side)
+            seats = config.team_seats(side)
+            agents: list = [None] * config.num_players
+            for k, (seat, search) in enumerate(zip(seats, searches, strict=True)):
+                search.seed(game_seed + 1000 * k)
+                agents[seat] = search
+            others = [s for s in range(config.num_players) if s not in seats]
+            for k, (seat, opponent) in enumerate(zip(others, opponents, strict=True)):
+                if hasattr(opponent, "seed"):
+                    opponent.seed(game_seed + 1 + k)
+                agents[seat] = opponent
             winner, spent = play(new_game(config, seed=derive_seed(args.seed, deal)), agents)
-            score += 1.0 if winner == seat else 0.5 if winner is None else 0.0
-            decided += spent[seat]
+            score += 1.0 if winner in seats else 0.5 if winner is None else 0.0
+            decided += sum(spent[s] for s in seats)
             games += 1
             bar.update()
-            bar.set_postfix(win=f"{score / games:.1%}", ms=f"{decided / max(1, search.decisions) * 1e3:.1f}")
+            bar.set_postfix(win=f"{score / games:.1%}", ms=f"{decided / max(1, decisions()) * 1e3:.1f}")
     bar.close()
     elapsed = time.perf_counter() - start
     rate = score / games
     return {
-        "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": search.horizon,
-        "opponent": args.opponent,
+        "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].horizon,
+        "lead": searches[0].lead, "opponent": args.opponent, "players": config.num_players,
+        "partner": config.partner_game, "fair_share": 1 / sides,
         "games": games, "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
-        "ms_per_decision": decided / max(1, search.decisions) * 1e3,
-        "ms_per_search": decided / max(1, search.searches) * 1e3, "games_per_s": games / elapsed,
-        "search": search,
+        "ms_per_decision": decided / max(1, decisions()) * 1e3,
+        "ms_per_search": decided / max(1, sum(s.searches for s in searches)) * 1e3, "games_per_s": games / elapsed,
+        "search": searches[0],
     }
 
 
@@ -125,7 +143,10 @@ def plot(rows: list[dict], path: str, opponent: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--opponent", default="heuristic")
-    parser.add_argument("--games", type=int, default=100, help="games, even (paired deals)")
+    parser.add_argument("--games", type=int, default=100,
+                        help="games, a multiple of the sides (players; teams with --partner): paired deals")
+    parser.add_argument("--players", type=int, default=2, help="players at the table (2..6)")
+    parser.add_argument("--partner", action="store_true", help="the partner game (4 or 6 players)")
     parser.add_argument("--worlds", type=int, default=32)
     parser.add_argument("--candidates", type=int, default=12)
     parser.add_argument("--budgets", nargs="*", default=None, metavar="W:C",
@@ -145,6 +166,8 @@ def main() -> None:
     parser.add_argument("--reply", type=float, default=None, help="next seat's reach weight after the turn")
     parser.add_argument("--reply-q", type=float, default=None)
     parser.add_argument("--discards", type=int, default=None, help="extra alternative-discard candidates")
+    parser.add_argument("--lead", type=float, default=None,
+                        help="weight of the leading opposing side's stock (default: the agent's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()
@@ -154,6 +177,12 @@ def main() -> None:
         torch.set_num_threads(1)
     except ImportError:
         pass
+    try:
+        config = GameConfig(num_players=args.players, partner_game=args.partner)
+    except ConfigError as exc:
+        parser.error(str(exc))
+    if args.games < config.num_teams or args.games % config.num_teams:
+        parser.error(f"--games must be a positive multiple of {config.num_teams} (the sides), got {args.games}")
     budgets = [(args.worlds, args.candidates)]
     if args.budgets:
         try:
@@ -175,8 +204,10 @@ def main() -> None:
         print(
             f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
             f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
-            f"reply={search.reply} pq={search.reply_q} D={search.discards} vs {args.opponent}: "
-            f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}); "
+            f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} vs {args.opponent}, "
+            f"{r['players']} players{' partner' if r['partner'] else ''}: "
+            f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}, "
+            f"fair share {r['fair_share']:.3f}); "
             f"{r['ms_per_decision']:.2f} ms/decision ({search.decisions} decisions, {search.searches} searches, "
             f"{r['ms_per_search']:.2f} ms/search); {r['games_per_s']:.2f} games/s", flush=True
         )

@@ -208,3 +208,17 @@ def test_a_candidate_move_made_illegal_by_a_hidden_refill_hands_over_to_the_roll
     agent = SearchAgent(config, seed=0, worlds=4, candidates=2)
     race = agent._simulate(view, [path, path[:1]])
     assert race.shape == (2,) and np.isfinite(race).all()
+
+
+def test_lead_is_validated_and_changes_nothing_with_one_opposing_side():
+    """``lead`` weighs the leading opposing side's stock; with one opposing side (2 players, the
+    4-player partner game) the leader is the mean, so the decisions are the same."""
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="lead must be in 0..1"):
+            SearchAgent(GameConfig(), worlds=1, candidates=1, lead=bad)
+    for config in (GameConfig(short_game=True), GameConfig(num_players=4, partner_game=True, short_game=True)):
+        games = []
+        for lead in (0.0, 1.0):
+            agents = [SearchAgent(config, seed=s, worlds=3, candidates=3, lead=lead) for s in range(config.num_players)]
+            games.append(_play(config, agents, seed=8)[1])
+        assert games[0] == games[1]

@@ -20,8 +20,10 @@ For each decision that the previous plan did not foresee, the agent
    2-player game, none with more players, see :func:`default_horizon` and
    docs/search.md);
 4. **scores** each candidate by the mean over worlds of the stock race at that
-   horizon (the opponents' mean stock size minus the own side's, ±``win`` for a
-   game won or lost inside the horizon) plus ``reach`` times the own side's chance
+   horizon (the opposing sides' stock size minus the own side's, ±``win`` for a
+   game won or lost inside the horizon; a side's stock is its seats' mean, and
+   with several opposing sides ``lead`` weighs the leading one, the smallest,
+   against their mean) plus ``reach`` times the own side's chance
    to reach its stock top in the coming turn (the heuristic's ``reach_chance``
    computed from the simulated hand and discard tops at the horizon), plus
    ``prior`` times the heuristic's own score / 100, and plays the best
@@ -68,6 +70,7 @@ DEFAULT_THREAT_Q = 0.55
 DEFAULT_REPLY = 0.0
 DEFAULT_REPLY_Q = 0.3
 DEFAULT_DISCARDS = 4
+DEFAULT_LEAD = 0.0
 ROLLOUTS = {"greedy": 2, "heuristic": 4}
 """Rollout agents (in-engine kinds) that finish the turn and play the other seats."""
 DEFAULT_ROLLOUT = "heuristic"
@@ -177,6 +180,9 @@ class SearchAgent:
         win: value of a game won (minus: lost) inside the simulated horizon, in stock cards.
         horizon: extra rounds (every seat's turn, played by the rollout agent) simulated after the
             other seats' turns; ``None``: :func:`default_horizon` of the config.
+        lead: with several opposing sides (3+ players, the 6-player partner game), the weight (0..1)
+            of the leading side's stock (the smallest) in the stock race; the rest is the mean over
+            the opposing sides. No effect with one opposing side.
         reach: weight (stock cards) of the own side's chance, at the horizon, to reach its stock top
             in the coming turn (from its simulated hand and discard tops, :func:`_reach_chance`).
         threat: weight (stock cards) of the opponents' same chance at the horizon (subtracted).
@@ -202,6 +208,7 @@ class SearchAgent:
         prior: float = DEFAULT_PRIOR,
         win: float = DEFAULT_WIN,
         horizon: int | None = None,
+        lead: float = DEFAULT_LEAD,
         reach: float = DEFAULT_REACH,
         threat: float = DEFAULT_THREAT,
         reach_q: float = DEFAULT_REACH_Q,
@@ -233,6 +240,10 @@ class SearchAgent:
         if type(horizon) is not int or not 0 <= horizon <= MAX_HORIZON:
             raise ValueError(f"horizon must be an int in 0..{MAX_HORIZON}, got {horizon!r}")
         self.horizon = horizon
+        lead = float(lead)
+        if not 0.0 <= lead <= 1.0:  # NaN fails too
+            raise ValueError(f"lead must be in 0..1, got {lead!r}")
+        self.lead = lead
         self.reach = float(reach)
         self.threat = float(threat)
         self.reach_q = float(reach_q)
@@ -379,7 +390,13 @@ class SearchAgent:
         team = self.config.team(me)
         ours = [s for s in range(n) if self.config.team(s) == team]
         theirs = [s for s in range(n) if self.config.team(s) != team]
-        value = stock[:, theirs].mean(axis=1) - stock[:, ours].mean(axis=1)
+        # each opposing team's mean stock; its mean over the teams and the leader's (smallest)
+        sides = sorted({self.config.team(s) for s in theirs})
+        side_stock = np.stack(
+            [stock[:, [s for s in theirs if self.config.team(s) == t]].mean(axis=1) for t in sides], axis=1
+        )
+        opp = (1.0 - self.lead) * side_stock.mean(axis=1) + self.lead * side_stock.min(axis=1)
+        value = opp - stock[:, ours].mean(axis=1)
         winner = hot[:, K.G_WIN] - 1
         won = winner >= 0
         ours_won = np.isin(winner, ours)
