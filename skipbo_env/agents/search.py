@@ -388,13 +388,11 @@ class SearchAgent:
         hot = eng.hot[:used].astype(np.int64)
         stock = np.stack([hot[:, K.G_SEATS + s * K.SEAT_HOT + K.S_STN] for s in range(n)], axis=1)
         team = self.config.team(me)
-        ours = [s for s in range(n) if self.config.team(s) == team]
-        theirs = [s for s in range(n) if self.config.team(s) != team]
-        # each opposing team's mean stock; its mean over the teams and the leader's (smallest)
-        sides = sorted({self.config.team(s) for s in theirs})
-        side_stock = np.stack(
-            [stock[:, [s for s in theirs if self.config.team(s) == t]].mean(axis=1) for t in sides], axis=1
-        )
+        ours = list(self.config.team_seats(team))
+        theirs = [s for s in range(n) if s not in ours]
+        # each opposing side's mean stock; its mean over the sides and the leader's (smallest)
+        sides = [list(self.config.team_seats(t)) for t in range(self.config.num_teams) if t != team]
+        side_stock = np.stack([stock[:, seats].mean(axis=1) for seats in sides], axis=1)
         opp = (1.0 - self.lead) * side_stock.mean(axis=1) + self.lead * side_stock.min(axis=1)
         value = opp - stock[:, ours].mean(axis=1)
         winner = hot[:, K.G_WIN] - 1
