@@ -222,3 +222,20 @@ def test_lead_is_validated_and_changes_nothing_with_one_opposing_side():
             agents = [SearchAgent(config, seed=s, worlds=3, candidates=3, lead=lead) for s in range(config.num_players)]
             games.append(_play(config, agents, seed=8)[1])
         assert games[0] == games[1]
+
+
+def test_the_search_agent_teaches_its_own_decisions():
+    """pretrain.teacher may be a search spec: its demonstrations are legal, seeded (the same with one
+    or two worker processes) and differ from the heuristic's on the same deals."""
+    from skipbo_env.training.pretrain import collect
+
+    game = GameConfig(stock_size=5)
+    one = collect(game, "search:2:2", {"heuristic": 1}, 3, seed=3, gamma=0.99, shaping=False, progress=False)
+    two = collect(game, "search:2:2", {"heuristic": 1}, 3, seed=3, gamma=0.99, shaping=False, progress=False,
+                  workers=2)
+    assert one.games == 3 and len(one.actions) > 0
+    for name in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert one.masks[np.arange(len(one.actions)), one.actions].all()  # every label is a legal move
+    planner = collect(game, "heuristic", {"heuristic": 1}, 3, seed=3, gamma=0.99, shaping=False, progress=False)
+    assert len(planner.actions) != len(one.actions) or not np.array_equal(planner.actions, one.actions)

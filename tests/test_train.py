@@ -55,6 +55,9 @@ def test_shipped_configs_load():
         ({"pretrain": {"dagger_rounds": -1}}, "pretrain.dagger_rounds"),
         ({"pretrain": {"dagger_games": 0}}, "pretrain.dagger_games"),
         ({"pretrain": {"workers": 0}}, "pretrain.workers"),
+        ({"pretrain": {"teacher": "search:0"}}, "pretrain.teacher"),
+        ({"pretrain": {"teacher": "search:4:2:1"}}, "pretrain.teacher"),
+        ({"pretrain": {"teacher": "searcher"}}, "opponents"),
         ({"bogus": 1}, "bogus"),
         ({"eval": {"best_against": "heuristic", "agents": ["random"]}}, "eval.best_against"),
         ({"opponents": {"mix": {"nobody": 1}}}, "opponents"),
@@ -299,3 +302,34 @@ def test_demonstrations_do_not_depend_on_workers():
     assert one.games == two.games == 12 and one.wins == two.wins
     for name in ("obs", "masks", "actions", "returns"):
         assert np.array_equal(getattr(one, name), getattr(two, name)), name
+
+
+def test_init_from_starts_from_an_agent_files_weights(tmp_path):
+    """init_from: a new run starts from the weights of an exported agent file (expert iteration from a
+    trained agent); a file of another network or a missing one is refused naming init_from."""
+    data = tiny(tmp_path, total_timesteps=128)
+    data["ppo"] = dict(data["ppo"], policy="scorer", net_arch=[16], scorer_arch=[8])
+    first = Path(run_training(TrainConfig.from_dict(data), progress=False)["run_dir"])
+    exported = tmp_path / "first.safetensors"
+    assert train.main(["--export", str(first / "latest.zip"), str(exported), "--allow-pickle"]) == 0
+    import torch
+
+    from skipbo_env.agents.agentfile import load_policy
+    from skipbo_env.training.envs import make_vec_env
+    from skipbo_env.training.run import build_model
+
+    cfg = TrainConfig.from_dict(dict(data, name="second", init_from=str(exported)))
+    venv = make_vec_env(cfg, dict(cfg.opponents.mix), cfg.seed)
+    try:
+        model = build_model(cfg, venv, None)
+    finally:
+        venv.close()
+    source, _ = load_policy(exported, cfg.game)
+    for key, value in source.state_dict().items():
+        assert torch.equal(model.policy.state_dict()[key], value), key
+    with pytest.raises(ConfigError, match="^init_from"):
+        TrainConfig.from_dict(dict(data, init_from=str(tmp_path / "missing.safetensors")))
+    other = TrainConfig.from_dict(dict(data, name="third", init_from=str(exported),
+                                       ppo=dict(data["ppo"], scorer_arch=[4])))
+    with pytest.raises(ConfigError, match="^init_from.*not this run's"):
+        run_training(other, progress=False)

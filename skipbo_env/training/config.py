@@ -33,6 +33,8 @@ from typing import Any, Literal
 
 import yaml
 
+from ..agents.registry import SHIPPED
+from ..agents.search import parse_search_spec
 from ..bots import BOTS
 from ..records import write_bytes_atomic
 from ..rules import ConfigError, GameConfig
@@ -167,7 +169,8 @@ class PretrainSettings:
     """Optional behaviour-cloning warm start before PPO (skipbo_env/training/pretrain.py)."""
 
     teacher: str | None = None
-    """Scripted agent whose decisions the fresh policy imitates first; ``None`` (default) skips pretraining."""
+    """Agent whose decisions the fresh policy imitates first: a scripted agent or the search agent
+    (``search``, ``search:W`` or ``search:W:C``, needs the ``fast`` extra); ``None`` (default) skips pretraining."""
     opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0, "heuristic": 1.0})
     """Agent name -> weight of the teacher's opponents in the demonstration games."""
     games: int = 1000
@@ -253,6 +256,10 @@ class TrainConfig:
     opponents: OpponentSettings = field(default_factory=OpponentSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     pretrain: PretrainSettings = field(default_factory=PretrainSettings)
+    init_from: str | None = None
+    """Weights that start a new run instead of random ones: a shipped agent (``ppo-2p``) or an agent
+    file (``.safetensors``, ``train.py --export``) of this run's policy and sizes; ``None`` (default):
+    random. Pretraining and PPO then continue from them (expert iteration from a trained agent)."""
     phases: tuple[Phase, ...] = ()
     """Settings that change during the run, by learner steps (see :class:`Phase`); ``train.py`` trains
     each phase as a session of its own, resuming the previous one's checkpoint (exactly what a
@@ -272,11 +279,22 @@ class TrainConfig:
         _positive("n_envs", self.n_envs)
         _positive("threads", self.threads)
         _positive("checkpoint_every", self.checkpoint_every)
+        if self.init_from is not None and self.init_from not in SHIPPED and not (
+                self.init_from.endswith(".safetensors") and Path(self.init_from).is_file()):
+            raise ConfigError("init_from", f"must be a shipped agent ({', '.join(sorted(SHIPPED))}) or an existing "
+                                           f".safetensors agent file, got {_show(self.init_from)}")
         names = set(self.opponents.mix) if not self.opponents.curriculum else set()
         for stage in self.opponents.curriculum:
             names |= set(stage.opponents)
         if self.pretrain.teacher is not None:
-            names |= {self.pretrain.teacher} | set(self.pretrain.opponents)
+            names |= set(self.pretrain.opponents)
+            if self.pretrain.teacher.split(":")[0] == "search":  # the search agent may teach, not play
+                try:
+                    parse_search_spec(self.pretrain.teacher)
+                except ValueError as exc:
+                    raise ConfigError("pretrain.teacher", str(exc)) from None
+            else:
+                names.add(self.pretrain.teacher)
         for name in sorted(names | set(self.eval.agents)):
             if name not in BOTS:  # scripted names only: checkpoints enter through self-play
                 raise ConfigError("opponents", f"unknown agent {_show(name)}; known: {', '.join(sorted(BOTS))}")

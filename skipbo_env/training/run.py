@@ -42,6 +42,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
+from ..agents.agentfile import load_policy
+from ..agents.registry import SHIPPED, shipped_agent_path
 from ..agents.tournament import lineups, run_tournament, worker_pool
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
@@ -90,7 +92,7 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None) -> MaskablePPO
     else:
         policy = "MlpPolicy"
         policy_kwargs["net_arch"] = list(p.net_arch)
-    return MaskablePPO(
+    model = MaskablePPO(
         policy,
         venv,
         **{name: getattr(p, name) for name in RESUMABLE_PPO},
@@ -99,6 +101,32 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None) -> MaskablePPO
         device="cpu",
         verbose=0,
     )
+    if cfg.init_from is not None:
+        load_initial_weights(model, cfg)
+    return model
+
+
+def load_initial_weights(model: MaskablePPO, cfg: TrainConfig) -> None:
+    """Copy the weights of ``cfg.init_from`` (a shipped agent or an agent file) into ``model``'s policy.
+
+    Raises:
+        ConfigError: naming ``init_from``, when the file is not an agent file of this game or its
+            network is not the run's (other policy kind or layer sizes).
+    """
+    assert cfg.init_from is not None
+    path = shipped_agent_path(cfg.init_from) if cfg.init_from in SHIPPED else Path(cfg.init_from)
+    try:
+        source, _ = load_policy(path, cfg.game)
+    except ValueError as exc:  # CheckpointError: missing, unreadable, other sizes
+        raise ConfigError("init_from", str(exc)) from None
+    mine, theirs = model.policy.state_dict(), source.state_dict()
+    shapes = {k: tuple(v.shape) for k, v in mine.items()}
+    if type(source) is not type(model.policy) or shapes != {k: tuple(v.shape) for k, v in theirs.items()}:
+        differ = sorted(set(shapes) ^ set(theirs)) or sorted(k for k in shapes if shapes[k] != tuple(theirs[k].shape))
+        raise ConfigError("init_from", f"{path} holds a {type(source).__name__} network that is not this run's "
+                                       f"{type(model.policy).__name__} (ppo.policy, net_arch, scorer_arch); "
+                                       f"differs in {', '.join(differ[:4]) or 'its kind'}")
+    model.policy.load_state_dict(theirs)
 
 
 def evaluation_lineup(model_file: str, opponent: str, cfg: TrainConfig) -> list[str]:
