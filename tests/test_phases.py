@@ -96,26 +96,29 @@ def test_the_shipped_recipe_runs_its_phases_at_small_scale(tmp_path):
     assert evaluated == [0, 128, 256, 384]
 
 
-def test_the_distill_recipe_runs_at_small_scale(tmp_path):
-    """configs/distill_2p.yaml (issue 16, item 3: the search agent distilled into a network): cloning of
-    the search agent's decisions, a DAgger round it labels, then PPO, in one call, with a tiny network,
-    a small search and short games."""
+@pytest.mark.parametrize("name, rounds", [("distill_2p", 1), ("expert_2p", 2)])
+def test_the_search_recipes_run_at_small_scale(tmp_path, name, rounds):
+    """configs/distill_2p.yaml and configs/expert_2p.yaml (issue 16, item 3: the search agent distilled
+    into a network, from random weights or from ppo-2p's): cloning of the search agent's decisions,
+    the DAgger rounds it labels, then PPO, in one call, with a small search and short games (the
+    expert recipe keeps ppo-2p's network, whose weights it starts from)."""
     pytest.importorskip("numba")
+    import json
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    recipe = TrainConfig.from_yaml(root / "configs" / "distill_2p.yaml")
-    assert recipe.pretrain.teacher == "search:16" and recipe.pretrain.dagger_rounds == 1
+    recipe = TrainConfig.from_yaml(root / "configs" / f"{name}.yaml")
+    assert recipe.pretrain.teacher == "search:16" and recipe.pretrain.dagger_rounds == rounds
     data = recipe.to_dict()
     data.update(runs_dir=str(tmp_path), total_timesteps=128, n_envs=2, checkpoint_every=128, threads=1)
     data["game"].update(stock_size=5, turn_limit=120)
-    data["ppo"].update(n_steps=64, batch_size=64, n_epochs=1, net_arch=[32], scorer_arch=[16, 8])
+    data["ppo"].update(n_steps=64, batch_size=64, n_epochs=1)
+    if recipe.init_from is None:
+        data["ppo"].update(net_arch=[32], scorer_arch=[16, 8])
     data["eval"].update(every=128, games=4, workers=1)
     data["pretrain"].update(teacher="search:2:2", games=3, epochs=1, dagger_games=2, workers=1, batch_size=64)
     result = run_training(TrainConfig.from_dict(data), progress=False)
     assert result["timesteps"] == 128
-    import json
-
-    stats = json.loads((tmp_path / "distill_2p" / "pretrain.json").read_text())
-    assert [r["round"] for r in stats["rounds"]] == [0, 1]
-    assert stats["rounds"][1]["samples"] > stats["rounds"][0]["samples"] > 0
+    stats = json.loads((tmp_path / name / "pretrain.json").read_text())
+    assert [r["round"] for r in stats["rounds"]] == list(range(rounds + 1))
+    assert stats["rounds"][-1]["samples"] > stats["rounds"][0]["samples"] > 0
