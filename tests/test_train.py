@@ -328,7 +328,10 @@ def test_init_from_starts_from_an_agent_files_weights(tmp_path):
     for key, value in source.state_dict().items():
         assert torch.equal(model.policy.state_dict()[key], value), key
     with pytest.raises(ConfigError, match="^init_from"):
-        TrainConfig.from_dict(dict(data, init_from=str(tmp_path / "missing.safetensors")))
+        TrainConfig.from_dict(dict(data, init_from=str(tmp_path / "first.zip")))
+    with pytest.raises(ConfigError, match="^init_from.*missing.safetensors"):
+        run_training(TrainConfig.from_dict(dict(data, name="fourth", init_from=str(tmp_path / "missing.safetensors"))),
+                     progress=False)
     other = TrainConfig.from_dict(dict(data, name="third", init_from=str(exported),
                                        ppo=dict(data["ppo"], scorer_arch=[4])))
     with pytest.raises(ConfigError, match="^init_from.*not this run's"):

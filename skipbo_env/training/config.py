@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import yaml
 
-from ..agents.registry import SHIPPED
+from ..agents.registry import SHIPPED, is_search_spec
 from ..agents.search import parse_search_spec
 from ..bots import BOTS
 from ..records import write_bytes_atomic
@@ -279,16 +279,16 @@ class TrainConfig:
         _positive("n_envs", self.n_envs)
         _positive("threads", self.threads)
         _positive("checkpoint_every", self.checkpoint_every)
-        if self.init_from is not None and self.init_from not in SHIPPED and not (
-                self.init_from.endswith(".safetensors") and Path(self.init_from).is_file()):
-            raise ConfigError("init_from", f"must be a shipped agent ({', '.join(sorted(SHIPPED))}) or an existing "
+        if self.init_from is not None and self.init_from not in SHIPPED and not self.init_from.endswith(".safetensors"):
+            # the file itself is read (and checked) when a new run starts: a resume does not need it
+            raise ConfigError("init_from", f"must be a shipped agent ({', '.join(sorted(SHIPPED))}) or a "
                                            f".safetensors agent file, got {_show(self.init_from)}")
         names = set(self.opponents.mix) if not self.opponents.curriculum else set()
         for stage in self.opponents.curriculum:
             names |= set(stage.opponents)
         if self.pretrain.teacher is not None:
             names |= set(self.pretrain.opponents)
-            if self.pretrain.teacher.split(":")[0] == "search":  # the search agent may teach, not play
+            if is_search_spec(self.pretrain.teacher):  # the search agent may teach, not play
                 try:
                     parse_search_spec(self.pretrain.teacher)
                 except ValueError as exc:

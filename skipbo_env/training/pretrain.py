@@ -23,8 +23,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from ..agents import Agent, load_agent, make_agent
-from ..agents.registry import is_search_spec
+from ..agents import load_agent
+from ..agents.search import SearchAgent
+from ..bots import ScriptedAgent
 from ..encoding import observation_layout
 from ..episode import decisions, shaping_reward, terminal_rewards
 from ..rules import GameConfig, new_game
@@ -59,13 +60,6 @@ class _Deal:
     deal_seed: int
 
 
-def _teacher(spec: str, game: GameConfig, seed: int) -> Agent:
-    """The teacher: a scripted agent or the search agent (``search``, ``search:W:C``; reads ``act_view``)."""
-    if is_search_spec(spec):
-        return load_agent(spec, game, seed)
-    return make_agent(spec, game, seed=seed)
-
-
 def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | None, gamma: float,
           shaping: bool) -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[float], int, int]:
     """Play ``deals``; at the learner's seat the student (if any, else the teacher) moves and the teacher labels."""
@@ -78,11 +72,10 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
     wins = agreed = 0
     student_agent = None if student is None else load_agent(student, game, allow_pickle=True)  # the run's own model
     for deal in deals:
-        agents: list[Agent] = [
-            _teacher(spec, game, seed) if s == deal.learner else make_agent(spec, game, seed=seed)
-            for s, (spec, seed) in enumerate(zip(deal.seats, deal.agent_seeds, strict=True))
-        ]
+        # scripted agents; the teacher may also be the search agent (load_agent reads both)
+        agents = [load_agent(spec, game, seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
         teacher_agent = agents[deal.learner]
+        assert isinstance(teacher_agent, ScriptedAgent | SearchAgent)  # the teachers the config accepts
         if student_agent is not None:
             agents[deal.learner] = student_agent  # DAgger: the student moves, the teacher labels
         state = new_game(game, seed=deal.deal_seed)
