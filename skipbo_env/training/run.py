@@ -119,14 +119,14 @@ def load_initial_weights(model: MaskablePPO, cfg: TrainConfig) -> None:
         source, _ = load_policy(path, cfg.game)
     except ValueError as exc:  # CheckpointError: missing, unreadable, other sizes
         raise ConfigError("init_from", str(exc)) from None
-    mine, theirs = model.policy.state_dict(), source.state_dict()
-    shapes = {k: tuple(v.shape) for k, v in mine.items()}
-    if type(source) is not type(model.policy) or shapes != {k: tuple(v.shape) for k, v in theirs.items()}:
-        differ = sorted(set(shapes) ^ set(theirs)) or sorted(k for k in shapes if shapes[k] != tuple(theirs[k].shape))
-        raise ConfigError("init_from", f"{path} holds a {type(source).__name__} network that is not this run's "
-                                       f"{type(model.policy).__name__} (ppo.policy, net_arch, scorer_arch); "
-                                       f"differs in {', '.join(differ[:4]) or 'its kind'}")
-    model.policy.load_state_dict(theirs)
+    refusal = f"{path} holds a {type(source).__name__} network that is not this run's {type(model.policy).__name__} " \
+              "(ppo.policy, net_arch, scorer_arch)"
+    if type(source) is not type(model.policy):
+        raise ConfigError("init_from", refusal)
+    try:
+        model.policy.load_state_dict(source.state_dict())  # strict: same tensor names and shapes
+    except RuntimeError as exc:  # torch names the missing, unexpected and mis-sized tensors
+        raise ConfigError("init_from", f"{refusal}: {exc}") from None
 
 
 def evaluation_lineup(model_file: str, opponent: str, cfg: TrainConfig) -> list[str]:
