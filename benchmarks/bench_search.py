@@ -158,7 +158,7 @@ def main() -> None:
     parser.add_argument("--rollout", default="heuristic", choices=["heuristic", "greedy"])
     parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
-    parser.add_argument("--horizon", type=int, default=None, help="extra rounds (default: the agent's, 1 for 2 players)")
+    parser.add_argument("--horizon", type=int, default=None, help="extra rounds (default: the agent's, 0)")
     parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
     parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
     parser.add_argument("--reach-q", type=float, default=None)

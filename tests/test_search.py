@@ -174,10 +174,10 @@ def test_unknown_rollout_is_refused():
 
 
 def test_default_horizon_and_bad_horizons():
-    assert SearchAgent(GameConfig(), worlds=1, candidates=1).horizon == 1  # 2 players: one more round
-    for config in (GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)):
+    # no extra round at any table by default (docs/search.md, round 6); a longer one on request
+    for config in (GameConfig(), GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)):
         assert SearchAgent(config, worlds=1, candidates=1).horizon == 0
-    assert SearchAgent(GameConfig(), worlds=1, candidates=1, horizon=0).horizon == 0
+    assert SearchAgent(GameConfig(), worlds=1, candidates=1, horizon=1).horizon == 1
     for bad in (-1, 9, 1.0, "1"):
         with pytest.raises(ValueError, match="horizon must be an int in 0..8"):
             SearchAgent(GameConfig(), horizon=bad)
