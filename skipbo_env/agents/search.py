@@ -17,7 +17,7 @@ For each decision that the previous plan did not foresee, the agent
    world and seat; ``"greedy"`` is cheaper and weaker) finishes the turn and
    plays every other seat's turn, up to the start of the seat's next turn
    (``horizon`` extra rounds of all seats' turns may follow: none by default,
-   see :func:`default_horizon` and docs/search.md);
+   see :data:`DEFAULT_HORIZON` and docs/search.md);
 4. **scores** each candidate by the mean over worlds of the stock race at that
    horizon (the opposing sides' stock size minus the own side's, ±``win`` for a
    game won or lost inside the horizon; a side's stock is its seats' mean, and
@@ -70,27 +70,17 @@ DEFAULT_REPLY = 0.0
 DEFAULT_REPLY_Q = 0.3
 DEFAULT_DISCARDS = 4
 DEFAULT_LEAD = 0.0
+DEFAULT_HORIZON = 0
+"""Extra simulated rounds by default, at every table. One more round (``horizon=1``) fits the
+heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
+won 68.1% (same 1,000 deals), but 56.7% against ``ppo-2p`` where 0 won 64.3% of the first 384 of
+the same deals, at twice the time per decision (docs/search.md, rounds 4 and 6)."""
 ROLLOUTS = {"greedy": 2, "heuristic": 4}
 """Rollout agents (in-engine kinds) that finish the turn and play the other seats."""
 DEFAULT_ROLLOUT = "heuristic"
 MAX_WORLDS = 4096
 MAX_CANDIDATES = 64
 MAX_HORIZON = 8
-
-
-def default_horizon(config: GameConfig) -> int:
-    """Extra simulated rounds by default: 0 at every table (the seat's turn and the others' turns).
-
-    With two players one more round (the seat's next turn and the opponent's, ``horizon=1``) won
-    73.5% against the heuristic where horizon 0 won 68.2% (same 400 deals) and 69.3% against 68.1%
-    on 1,000 deals, but against ``ppo-2p`` it won 56.7% of 1,000 games where horizon 0 won 64.3%
-    of the first 384 of the same deals (and 64.4% of 1,000 others): the extra round simulates the
-    opponent as the heuristic for two turns, which fits the heuristic and misleads against anyone
-    else (docs/search.md, round 6). It also doubles the time per decision. With more players a
-    round is ``n`` turns per simulation. ``config`` is kept for a table-dependent default.
-    """
-    del config
-    return 0
 
 
 class _TopK(_Search):
@@ -182,7 +172,7 @@ class SearchAgent:
         prior: weight of the heuristic's score (per 100 points) beside the simulated stock race.
         win: value of a game won (minus: lost) inside the simulated horizon, in stock cards.
         horizon: extra rounds (every seat's turn, played by the rollout agent) simulated after the
-            other seats' turns; ``None``: :func:`default_horizon` of the config.
+            other seats' turns; ``None``: :data:`DEFAULT_HORIZON`.
         lead: with several opposing sides (3+ players, the 6-player partner game), the weight (0..1)
             of the leading side's stock (the smallest) in the stock race; the rest is the mean over
             the opposing sides. No effect with one opposing side.
@@ -239,7 +229,7 @@ class SearchAgent:
         self.prior = float(prior)
         self.win = float(win)
         if horizon is None:
-            horizon = default_horizon(config)
+            horizon = DEFAULT_HORIZON
         if type(horizon) is not int or not 0 <= horizon <= MAX_HORIZON:
             raise ValueError(f"horizon must be an int in 0..{MAX_HORIZON}, got {horizon!r}")
         self.horizon = horizon
@@ -469,4 +459,4 @@ def _same(a: SeatView, b: SeatView) -> bool:
     return a == b and a.completed_cards == b.completed_cards
 
 
-__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_WORLDS", "SearchAgent", "default_horizon", "parse_search_spec"]
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_HORIZON", "DEFAULT_WORLDS", "SearchAgent", "parse_search_spec"]
