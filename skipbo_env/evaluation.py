@@ -17,8 +17,8 @@ docs/baselines.md.
 ``--ladder A B C ...`` plays a round robin instead: every pair of the agents in its own
 tournament of ``--games`` games (``--pair-games A:B=N`` for particular pairs), then pairwise
 win rates and OpenSkill ratings pooled over all the games
-(:func:`skipbo_env.agents.ladder.run_ladder`); it writes ``ladder.json``, ``ladder.md`` and
-``ladder.png`` to ``--out``.
+(:func:`skipbo_env.agents.ladder.run_ladder`); it writes ``ladder.json``, ``ladder.md``,
+``ladder.png`` and ``games.csv`` (every game of every pair) to ``--out``.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
 
 
 def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, config: GameConfig) -> int:
-    """``--ladder``: play the round robin, print its tables, write ``ladder.json``/``.md``/``.png``."""
+    """``--ladder``: play the round robin, print its tables, write ``ladder.json``/``.md``/``.png`` and ``games.csv``."""
     specs = tuple(os.fspath(a) for a in args.ladder)
     pair_games: dict[tuple[str, str], int] = {}
     for text in args.pair_games:

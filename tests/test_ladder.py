@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -193,6 +194,18 @@ def test_cli_ladder_writes_tables_and_files(capsys, tmp_path):
     direct = run_ladder(["greedy", "random", "heuristic"], SHORT, games=6, seed=2,
                         pair_games={("random", "heuristic"): 2})
     assert back.ratings == direct.ratings
+    # games.csv: every game of every pair, its winner as the pair's counts say
+    with open(out / "games.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 14
+    for p in direct.pairs:
+        a, b = direct.labels[p.a], direct.labels[p.b]
+        mine = [r for r in rows if (r["pair_a"], r["pair_b"]) == (a, b)]
+        assert len(mine) == p.games and {r["pair_seed"] for r in mine} == {str(p.seed)}
+        assert sum(r["winner_agent"] == a for r in mine) == p.wins_a
+        assert sum(r["winner_agent"] == b for r in mine) == p.wins_b
+        assert sum(r["winner_agent"] == "" for r in mine) == p.draws
+        assert all({r["seat0"], r["seat1"]} == {a, b} for r in mine)
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ How a ladder is played and summarised (docs/baselines.md, "Ladder", has the ship
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import hashlib
 import itertools
@@ -38,7 +39,7 @@ from typing import Any
 from ..records import write_json_atomic
 from ..rules import GameConfig
 from .registry import agent_label, derive_seed, load_agent
-from .report import config_flags
+from .report import config_flags, game_row, games_header
 from .tournament import (
     DEFAULT_BATCH,
     GameResult,
@@ -523,7 +524,9 @@ def _wrap(text: str, width: int) -> str:
 
 
 def write_ladder_outputs(result: LadderResult, out_dir: str | os.PathLike, extra: Mapping[str, Any]) -> list[Path]:
-    """Write ``ladder.json`` (:meth:`LadderResult.to_dict` plus ``extra``), ``ladder.md`` and ``ladder.png``."""
+    """Write ``ladder.json`` (:meth:`LadderResult.to_dict` plus ``extra``), ``ladder.md``,
+    ``ladder.png`` and, when the pairs hold their games (a result just played, not one read back
+    from JSON), ``games.csv``: every game of every pair (:func:`write_ladder_games`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [write_json_atomic(out / "ladder.json", {**result.to_dict(), **extra})]
@@ -531,7 +534,26 @@ def write_ladder_outputs(result: LadderResult, out_dir: str | os.PathLike, extra
     md.write_text(result.to_markdown() + "\n", encoding="utf-8")
     paths.append(md)
     paths.append(plot_ladder(result, out / "ladder.png"))
+    if any(p.game_results for p in result.pairs):
+        paths.append(write_ladder_games(result, out / "games.csv"))
     return paths
+
+
+def write_ladder_games(result: LadderResult, path: str | os.PathLike) -> Path:
+    """Every game of every pair as CSV: the pair's two labels and seed, then the columns of a
+    tournament's ``games.csv`` (:func:`~skipbo_env.agents.report.games_header`). A pair's games
+    replay from its seed with :func:`~skipbo_env.agents.tournament.run_tournament` (the two specs in
+    sorted order), so two agents' games on the same deals can be matched row by row."""
+    path = Path(path)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["pair_a", "pair_b", "pair_seed", *games_header(result.config.num_players)])
+        for p in result.pairs:
+            local = sorted((p.a, p.b), key=lambda k: result.specs[k])  # the pair's agent order
+            labels = [result.labels[k] for k in local]
+            for g in p.game_results:
+                writer.writerow([result.labels[p.a], result.labels[p.b], p.seed, *game_row(g, labels)])
+    return path
 
 
 def parse_pair_games(text: str, specs: Sequence[str]) -> tuple[tuple[str, str], int]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..records import write_json_atomic
 from ..rules import GameConfig
-from .tournament import TournamentResult
+from .tournament import GameResult, TournamentResult
 
 
 def _pct(x: float | None) -> str:
@@ -97,21 +98,31 @@ def _write_agents_csv(result: TournamentResult, path: Path) -> Path:
     return path
 
 
+def games_header(num_players: int) -> list[str]:
+    """The columns of ``games.csv``: one row per game (:func:`game_row`)."""
+    n = num_players
+    return [
+        "index", "deal", "lineup", *(f"seat{s}" for s in range(n)), "first_player",
+        "winner_seat", "winner_agent", "truncated", "turns", *(f"stock_left{s}" for s in range(n)),
+    ]
+
+
+def game_row(g: GameResult, labels: Sequence[str]) -> list[Any]:
+    """One game as a ``games.csv`` row; ``labels`` names the tournament's agents (``g.seats`` indexes it)."""
+    win = g.winning_agent
+    return [
+        g.index, g.deal, g.lineup, *(labels[a] for a in g.seats), g.first_player,
+        "" if g.winner is None else g.winner, "" if win is None else labels[win],
+        int(g.truncated), g.turns, *g.stock_left,
+    ]
+
+
 def _write_games_csv(result: TournamentResult, path: Path) -> Path:
-    n = result.config.num_players
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(
-            ["index", "deal", "lineup", *(f"seat{s}" for s in range(n)), "first_player",
-             "winner_seat", "winner_agent", "truncated", "turns", *(f"stock_left{s}" for s in range(n))]
-        )
+        writer.writerow(games_header(result.config.num_players))
         for g in result.games:
-            win = g.winning_agent
-            writer.writerow(
-                [g.index, g.deal, g.lineup, *(result.labels[a] for a in g.seats), g.first_player,
-                 "" if g.winner is None else g.winner, "" if win is None else result.labels[win],
-                 int(g.truncated), g.turns, *g.stock_left]
-            )
+            writer.writerow(game_row(g, result.labels))
     return path
 
 
