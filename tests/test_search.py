@@ -86,6 +86,31 @@ def test_only_the_view_matters():
         assert len(decisions) == 1
 
 
+def test_score_candidates_is_the_search_the_agent_plays():
+    """score_candidates scores the candidates act_view compares: with the same seed, the best
+    one's first move is the action act_view plays, and the candidates depend only on the view."""
+    config = GameConfig()
+    compared = 0
+    for state in _positions(config, 6):
+        view = state.view(state.current)
+        scorer = SearchAgent(config, seed=3, worlds=8, candidates=6)
+        paths, scores = scorer.score_candidates(view)
+        assert len(paths) == len(scores) and all(path[0] in view.legal_moves() for path in paths)
+        other_paths, _ = SearchAgent(config, seed=4, worlds=2, candidates=6).score_candidates(view)
+        assert other_paths == paths
+        if len(paths) > 1:
+            compared += 1
+            player = SearchAgent(config, seed=3, worlds=8, candidates=6)
+            assert decode_action(player.act_view(view), config) == paths[int(np.argmax(scores))][0]
+    assert compared > 0
+    agent = SearchAgent(config, seed=0, worlds=2, candidates=2)
+    state = new_game(config, seed=0)
+    with pytest.raises(ValueError, match="not to move"):
+        agent.score_candidates(state.view(1 - state.current))
+    with pytest.raises(TypeError, match="SeatView"):
+        agent.score_candidates(observe(state, state.current))
+
+
 def test_act_needs_the_view():
     config = GameConfig()
     agent = SearchAgent(config, seed=0, worlds=2, candidates=2)
@@ -239,3 +264,25 @@ def test_the_search_agent_teaches_its_own_decisions():
     assert one.masks[np.arange(len(one.actions)), one.actions].all()  # every label is a legal move
     planner = collect(game, "heuristic", {"heuristic": 1}, 3, seed=3, gamma=0.99, shaping=False, progress=False)
     assert len(planner.actions) != len(one.actions) or not np.array_equal(planner.actions, one.actions)
+
+
+def test_search_regret_benchmark_runs(tmp_path):
+    """benchmarks/search_regret.py end to end on a tiny budget: its JSON, table and plot."""
+    import json
+    import subprocess
+    import sys
+
+    out, png = tmp_path / "regret.json", tmp_path / "regret.png"
+    done = subprocess.run(
+        [sys.executable, "benchmarks/search_regret.py", "--games", "1", "--worlds", "2", "4", "--oracle-worlds", "16",
+         "--reps", "1", "--save", str(out), "--plot", str(png)],
+        capture_output=True, text=True, check=True,
+    )
+    assert "| 4 worlds |" in done.stdout and "| heuristic (no simulation) |" in done.stdout
+    result = json.loads(out.read_text())
+    assert result["positions_compared"] > 0
+    for row in result["rows"]:
+        assert row["picks"] == result["positions_compared"] and row["regret"] >= 0 and 0 <= row["agreement"] <= 1
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = subprocess.run([sys.executable, "benchmarks/search_regret.py", "--worlds", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "worlds must be in 1.." in bad.stderr

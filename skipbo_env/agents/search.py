@@ -301,18 +301,45 @@ class SearchAgent:
         if len(legal) == 1:
             return legal[0]
         self.searches += 1
-        found = _TopK(fields_from_view(view), self.config, self.weights, self.candidates, self.discards).top()
-        found = [(value, path) for value, path in found if path and path[0] in legal]
+        found = self._candidates(view, legal)
         if not found:
             return legal[0]
         if len(found) == 1:
             best_path = found[0][1]
         else:
-            race = self._simulate(view, [path for _, path in found])
-            scores = race + self.prior * np.array([value for value, _ in found]) / 100.0
+            scores = self._scores(view, found)
             best_path = found[int(np.argmax(scores))][1]
         self._plan = list(best_path[1:])
         return best_path[0]
+
+    def _candidates(self, view: SeatView, legal: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
+        found = _TopK(fields_from_view(view), self.config, self.weights, self.candidates, self.discards).top()
+        return [(value, path) for value, path in found if path and path[0] in legal]
+
+    def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
+        race = self._simulate(view, [path for _, path in found])
+        return race + self.prior * np.array([value for value, _ in found]) / 100.0
+
+    def score_candidates(self, view: SeatView) -> tuple[list[tuple[Move, ...]], np.ndarray]:
+        """The candidate turns a search in ``view`` compares and their scores (the value of step 4
+        of the module docstring, higher is better), over ``worlds`` newly sampled worlds.
+
+        For analysis (``benchmarks/search_regret.py`` compares the choices of small budgets with a
+        large one's scores): it draws from the agent's generator, so it changes the agent's later
+        decisions, but it does not touch the agent's plan. The candidates depend only on the view.
+        Raises ``ValueError`` when the seat is not to move or its view has another config.
+        """
+        if not isinstance(view, SeatView):
+            raise TypeError(f"score_candidates needs a SeatView, got {type(view).__name__}")
+        if view.config != self.config:
+            raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
+        legal = view.legal_moves()
+        if not legal:
+            raise ValueError(f"seat {view.seat} is not to move")
+        found = self._candidates(view, legal)
+        if not found:
+            return [], np.zeros(0)
+        return [path for _, path in found], self._scores(view, found)
 
     def _simulate(self, view: SeatView, paths: list[tuple[Move, ...]]) -> np.ndarray:
         """Mean stock race per candidate over the sampled worlds."""
