@@ -276,13 +276,7 @@ class SearchAgent:
 
     def act_view(self, view: SeatView) -> int:
         """The action id (:func:`skipbo_env.encoding.encode_action`) to play in ``view``."""
-        if not isinstance(view, SeatView):
-            raise TypeError(f"act_view needs a SeatView, got {type(view).__name__}")
-        if view.config != self.config:
-            raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
-        legal = view.legal_moves()
-        if not legal:
-            raise ValueError(f"seat {view.seat} is not to move")
+        legal = self._legal(view, "act_view")
         self.decisions += 1
         if self._plan and self._expect is not None and _same(view, self._expect) and self._plan[0] in legal:
             move = self._plan.pop(0)
@@ -296,6 +290,17 @@ class SearchAgent:
         return encode_action(move, self.config)
 
     # ------------------------------------------------------------------ search
+    def _legal(self, view: SeatView, caller: str) -> tuple[Move, ...]:
+        """The legal moves of ``view``, after checking it is a view of this game with the seat to move."""
+        if not isinstance(view, SeatView):
+            raise TypeError(f"{caller} needs a SeatView, got {type(view).__name__}")
+        if view.config != self.config:
+            raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
+        legal = view.legal_moves()
+        if not legal:
+            raise ValueError(f"seat {view.seat} is not to move")
+        return legal
+
     def _search(self, view: SeatView, legal: tuple[Move, ...]) -> Move:
         self._plan = []
         if len(legal) == 1:
@@ -329,14 +334,7 @@ class SearchAgent:
         decisions, but it does not touch the agent's plan. The candidates depend only on the view.
         Raises ``ValueError`` when the seat is not to move or its view has another config.
         """
-        if not isinstance(view, SeatView):
-            raise TypeError(f"score_candidates needs a SeatView, got {type(view).__name__}")
-        if view.config != self.config:
-            raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
-        legal = view.legal_moves()
-        if not legal:
-            raise ValueError(f"seat {view.seat} is not to move")
-        found = self._candidates(view, legal)
+        found = self._candidates(view, self._legal(view, "score_candidates"))
         if not found:
             return [], np.zeros(0)
         return [path for _, path in found], self._scores(view, found)
