@@ -18,7 +18,7 @@ budget's effect on each decision directly, on positions from real games:
 The oracle's scores have noise too (about ``1/sqrt(oracle_worlds)`` of a world's spread), so
 regrets of budgets near the oracle's are biased upwards; the oracle measures noise of the
 search's estimate only, not how good its value is (a better value or opponent model is not seen
-here: that needs games).
+here: that needs games). Speed at each budget is ``bench_search.py``'s job.
 
     OMP_NUM_THREADS=1 python benchmarks/search_regret.py --games 4 --worlds 8 16 32 64 128 \
         --oracle-worlds 1024 --reps 3 --seed 0 --plot docs/img/search_regret.png --save regret.json
@@ -30,7 +30,6 @@ import argparse
 import json
 import math
 import os
-import time
 
 import numpy as np
 from tqdm import tqdm
@@ -72,7 +71,6 @@ def study(args: argparse.Namespace) -> dict:
     budgets = {w: SearchAgent(config, seed=derive_seed(args.seed, 4, w), worlds=w) for w in args.worlds}
     regret: dict[str, list[float]] = {"heuristic": [], **{str(w): [] for w in args.worlds}}
     agree: dict[str, list[bool]] = {key: [] for key in regret}
-    seconds = {str(w): 0.0 for w in args.worlds}
     kept = 0
     for view in tqdm(views, desc="oracle and budgets", unit="position"):
         paths, truth = oracle.score_candidates(view)
@@ -84,9 +82,7 @@ def study(args: argparse.Namespace) -> dict:
         for w, agent in budgets.items():
             picks[str(w)] = []
             for _ in range(args.reps):
-                t = time.perf_counter()
                 own, scores = agent.score_candidates(view)
-                seconds[str(w)] += time.perf_counter() - t
                 if own != paths:
                     raise RuntimeError("the candidates of one view differ between two agents")
                 picks[str(w)].append(int(np.argmax(scores)))
@@ -104,7 +100,6 @@ def study(args: argparse.Namespace) -> dict:
             "regret": float(r.mean()),
             "regret_se": float(r.std(ddof=1) / math.sqrt(len(r))) if len(r) > 1 else float("nan"),
             "agreement": float(np.mean(agree[key])),
-            "ms_per_search": None if key == "heuristic" else 1000 * seconds[key] / max(len(r), 1),
         })
     return {"games": args.games, "seed": args.seed, "oracle_worlds": args.oracle_worlds, "reps": args.reps,
             "positions": len(views), "positions_compared": kept, "rows": rows}
@@ -116,13 +111,12 @@ def table(result: dict) -> str:
         f"{result['games']} games, seed {result['seed']}); oracle {result['oracle_worlds']} worlds; "
         f"{result['reps']} picks per position and budget",
         "",
-        "| budget | regret (stock cards) ± s.e. | agrees with the oracle | ms per search (scoring only) |",
-        "| --- | ---: | ---: | ---: |",
+        "| budget | regret (stock cards) ± s.e. | agrees with the oracle |",
+        "| --- | ---: | ---: |",
     ]
     for row in result["rows"]:
         name = "heuristic (no simulation)" if row["worlds"] is None else f"{row['worlds']} worlds"
-        ms = "—" if row["ms_per_search"] is None else f"{row['ms_per_search']:.1f}"
-        lines.append(f"| {name} | {row['regret']:.4f} ± {row['regret_se']:.4f} | {row['agreement']:.1%} | {ms} |")
+        lines.append(f"| {name} | {row['regret']:.4f} ± {row['regret_se']:.4f} | {row['agreement']:.1%} |")
     return "\n".join(lines)
 
 
