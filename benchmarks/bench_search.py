@@ -34,7 +34,7 @@ from tqdm import tqdm
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from skipbo_env.agents.registry import derive_seed, load_agent  # noqa: E402
-from skipbo_env.agents.search import SearchAgent, default_worlds  # noqa: E402
+from skipbo_env.agents.search import SearchAgent  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
@@ -147,8 +147,7 @@ def main() -> None:
                         help="games, a multiple of the sides (players; teams with --partner): paired deals")
     parser.add_argument("--players", type=int, default=2, help="players at the table (2..6)")
     parser.add_argument("--partner", action="store_true", help="the partner game (4 or 6 players)")
-    parser.add_argument("--worlds", type=int, default=None,
-                        help="worlds per search (default: the agent's for the table, 64 with 2 players, else 32)")
+    parser.add_argument("--worlds", type=int, default=32)
     parser.add_argument("--candidates", type=int, default=12)
     parser.add_argument("--budgets", nargs="*", default=None, metavar="W:C",
                         help="several budgets (worlds:candidates) in one run, instead of --worlds/--candidates")
@@ -184,7 +183,7 @@ def main() -> None:
         parser.error(str(exc))
     if args.games < config.num_teams or args.games % config.num_teams:
         parser.error(f"--games must be a positive multiple of {config.num_teams} (the sides), got {args.games}")
-    budgets = [(default_worlds(config) if args.worlds is None else args.worlds, args.candidates)]
+    budgets = [(args.worlds, args.candidates)]
     if args.budgets:
         try:
             budgets = [tuple(int(x) for x in b.split(":")) for b in args.budgets]  # type: ignore[misc]

@@ -3,8 +3,7 @@
 Win rates need thousands of games to separate two budgets by a point or two; this measures the
 budget's effect on each decision directly, on positions from real games:
 
-1. **Positions.** ``--games`` 2-player games of a ``search`` agent with ``--play-worlds`` worlds
-   (default 32) against the heuristic
+1. **Positions.** ``--games`` 2-player games of the default ``search`` agent against the heuristic
    (deal ``g`` is ``new_game(config, seed=derive_seed(seed, 0, g))``, the search agent on seat
    ``g % 2``); every decision at which the search agent searched is kept.
 2. **Oracle.** A search agent with ``--oracle-worlds`` sampled worlds scores the candidate turns of
@@ -43,9 +42,9 @@ from skipbo_env.encoding import decode_action  # noqa: E402
 from skipbo_env.rules import GameConfig, SeatView, new_game  # noqa: E402
 
 
-def positions(config: GameConfig, games: int, seed: int, worlds: int) -> list[SeatView]:
-    """The views at which a ``worlds``-world search agent searched, over ``games`` games against the heuristic."""
-    agent = SearchAgent(config, seed=derive_seed(seed, 1), worlds=worlds)
+def positions(config: GameConfig, games: int, seed: int) -> list[SeatView]:
+    """The views at which the default search agent searched, over ``games`` games against the heuristic."""
+    agent = SearchAgent(config, seed=derive_seed(seed, 1))
     out: list[SeatView] = []
     for g in tqdm(range(games), desc="positions", unit="game"):
         state = new_game(config, seed=derive_seed(seed, 0, g))
@@ -67,7 +66,7 @@ def positions(config: GameConfig, games: int, seed: int, worlds: int) -> list[Se
 
 def study(args: argparse.Namespace) -> dict:
     config = GameConfig()
-    views = positions(config, args.games, args.seed, args.play_worlds)
+    views = positions(config, args.games, args.seed)
     oracle = SearchAgent(config, seed=derive_seed(args.seed, 3), worlds=args.oracle_worlds)
     budgets = {w: SearchAgent(config, seed=derive_seed(args.seed, 4, w), worlds=w) for w in args.worlds}
     regret: dict[str, list[float]] = {"heuristic": [], **{str(w): [] for w in args.worlds}}
@@ -158,8 +157,6 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=4, help="games that provide the positions (default 4)")
     parser.add_argument("--worlds", type=int, nargs="+", default=[8, 16, 32, 64, 128], help="budgets to compare")
     parser.add_argument("--oracle-worlds", type=int, default=1024, help="the oracle's worlds (default 1024)")
-    parser.add_argument("--play-worlds", type=int, default=32,
-                        help="worlds of the search agent whose games provide the positions (default 32)")
     parser.add_argument("--reps", type=int, default=3, help="picks per position and budget (default 3)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", help="write the two curves to this PNG")
@@ -168,7 +165,7 @@ def main() -> None:
     for key in ("games", "reps"):
         if getattr(args, key) < 1:
             parser.error(f"--{key} must be at least 1")
-    for w in [*args.worlds, args.oracle_worlds, args.play_worlds]:
+    for w in [*args.worlds, args.oracle_worlds]:
         if not 1 <= w <= MAX_WORLDS:
             parser.error(f"worlds must be in 1..{MAX_WORLDS}, got {w}")
     result = study(args)

@@ -9,7 +9,6 @@ import pytest
 pytest.importorskip("numba")
 
 from skipbo_env.agents import SearchAgent, known_agents, load_agent, parse_search_spec  # noqa: E402
-from skipbo_env.agents.search import DEFAULT_WORLDS, DEFAULT_WORLDS_2P, default_worlds  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import GameConfig, GameState, new_game, sample_state  # noqa: E402
 
@@ -126,11 +125,7 @@ def test_registry_specs():
     assert "search" in known_agents()
     config = GameConfig()
     agent = load_agent("search", config, seed=0)
-    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (64, 12)  # 2 players: 64 worlds
-    for other in (GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True), GameConfig(num_players=6)):
-        assert load_agent("search", other, seed=0).worlds == 32 == default_worlds(other)
-    assert default_worlds(config) == DEFAULT_WORLDS_2P == 64 and DEFAULT_WORLDS == 32
-    assert parse_search_spec("search") == {"worlds": None, "candidates": 12}
+    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (32, 12)
     agent = load_agent("search:3", config, seed=0)
     assert (agent.worlds, agent.candidates) == (3, 12)
     agent = load_agent("search:5:2", config, seed=0)

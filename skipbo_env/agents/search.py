@@ -38,8 +38,7 @@ nothing); any surprise starts a new search. The agent reads only the
 not hold enough (no discard piles below the top two, no completed pile), so
 :meth:`SearchAgent.act` refuses with a ValueError.
 
-Budget: ``worlds`` (samples per search; by default 64 with two players, 32 at the other tables,
-:func:`default_worlds`) and ``candidates``. Spec strings for
+Budget: ``worlds`` (samples per search) and ``candidates``. Spec strings for
 :func:`skipbo_env.agents.registry.load_agent`: ``search`` (defaults),
 ``search:W`` (W worlds) or ``search:W:C`` (W worlds, C candidates). Needs the
 ``fast`` extra (numba) for the engine. See ``docs/search.md`` for the choices
@@ -60,12 +59,6 @@ from ..rules.moves import DISCARDS, Discard
 from ..rules.sampling import sample_states
 
 DEFAULT_WORLDS = 32
-"""Sampled worlds per search at tables of three or more seats (and the 4-player partner game)."""
-DEFAULT_WORLDS_2P = 64
-"""Sampled worlds per search in the 2-player game: twice the budget of the other tables, about 35
-ms a decision on one core, within the 50 ms target. The extra worlds cut the per-decision regret
-against a 1,024-world search by a third (docs/search.md, round 7); at 3 or more seats a search
-simulates more turns, so the same budget costs more and 32 stays the default there."""
 DEFAULT_CANDIDATES = 12
 DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
@@ -149,15 +142,8 @@ class _TopK(_Search):
         return out
 
 
-def default_worlds(config: GameConfig) -> int:
-    """The default worlds per search at ``config``'s table: :data:`DEFAULT_WORLDS_2P` with two seats,
-    else :data:`DEFAULT_WORLDS`."""
-    return DEFAULT_WORLDS_2P if config.num_players == 2 else DEFAULT_WORLDS
-
-
-def parse_search_spec(spec: str) -> dict[str, int | None]:
-    """``search``, ``search:W`` or ``search:W:C`` -> ``{"worlds": W, "candidates": C}``; ``W`` is
-    ``None`` when the spec does not give it (the agent's default for its table, :func:`default_worlds`).
+def parse_search_spec(spec: str) -> dict[str, int]:
+    """``search``, ``search:W`` or ``search:W:C`` -> ``{"worlds": W, "candidates": C}``.
 
     Raises:
         ValueError: naming what is wrong with the spec.
@@ -167,7 +153,7 @@ def parse_search_spec(spec: str) -> dict[str, int | None]:
     parts = spec.split(":")[1:]
     if len(parts) > 2:
         raise ValueError(f"a search agent spec is 'search', 'search:W' or 'search:W:C', got {spec!r}")
-    out: dict[str, int | None] = {"worlds": None, "candidates": DEFAULT_CANDIDATES}
+    out = {"worlds": DEFAULT_WORLDS, "candidates": DEFAULT_CANDIDATES}
     for key, text, high in zip(("worlds", "candidates"), parts, (MAX_WORLDS, MAX_CANDIDATES), strict=False):
         if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= high:
             raise ValueError(f"search agent spec {spec!r}: {key} must be an int in 1..{high}, got {text!r}")
@@ -181,7 +167,7 @@ class SearchAgent:
     Args:
         config: the game configuration.
         seed: seeds the agent's generator (sampling and the in-engine rollout agents).
-        worlds: sampled states per search; ``None``: :func:`default_worlds` (64 with two players, else 32).
+        worlds: sampled states per search.
         candidates: turn prefixes the heuristic proposes per search.
         prior: weight of the heuristic's score (per 100 points) beside the simulated stock race.
         win: value of a game won (minus: lost) inside the simulated horizon, in stock cards.
@@ -210,7 +196,7 @@ class SearchAgent:
         config: GameConfig,
         seed: int | None = None,
         *,
-        worlds: int | None = None,
+        worlds: int = DEFAULT_WORLDS,
         candidates: int = DEFAULT_CANDIDATES,
         prior: float = DEFAULT_PRIOR,
         win: float = DEFAULT_WIN,
@@ -228,8 +214,6 @@ class SearchAgent:
     ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
-        if worlds is None:
-            worlds = default_worlds(config)
         for key, value, high in (("worlds", worlds, MAX_WORLDS), ("candidates", candidates, MAX_CANDIDATES)):
             if type(value) is not int or not 1 <= value <= high:
                 raise ValueError(f"{key} must be an int in 1..{high}, got {value!r}")
@@ -500,12 +484,4 @@ def _same(a: SeatView, b: SeatView) -> bool:
     return a == b and a.completed_cards == b.completed_cards
 
 
-__all__ = [
-    "DEFAULT_CANDIDATES",
-    "DEFAULT_HORIZON",
-    "DEFAULT_WORLDS",
-    "DEFAULT_WORLDS_2P",
-    "SearchAgent",
-    "default_worlds",
-    "parse_search_spec",
-]
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_HORIZON", "DEFAULT_WORLDS", "SearchAgent", "parse_search_spec"]
