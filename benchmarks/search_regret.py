@@ -38,7 +38,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from skipbo_env.agents.registry import derive_seed, load_agent  # noqa: E402
 from skipbo_env.agents.search import MAX_WORLDS, SearchAgent  # noqa: E402
-from skipbo_env.encoding import decode_action  # noqa: E402
+from skipbo_env.episode import decisions  # noqa: E402
 from skipbo_env.rules import GameConfig, SeatView, new_game  # noqa: E402
 
 
@@ -48,19 +48,12 @@ def positions(config: GameConfig, games: int, seed: int) -> list[SeatView]:
     out: list[SeatView] = []
     for g in tqdm(range(games), desc="positions", unit="game"):
         state = new_game(config, seed=derive_seed(seed, 0, g))
-        me = g % 2
         opponent = load_agent("heuristic", config, seed=derive_seed(seed, 2, g))
-        while not state.is_over:
-            seat = state.current
-            view = state.view(seat)
-            if seat == me:
-                before = agent.searches
-                action = agent.act_view(view)
-                if agent.searches > before:
-                    out.append(view)
-            else:
-                action = opponent.act_view(view)
-            state.apply(decode_action(action, config))
+        searched = agent.searches
+        for decision in decisions(state, [agent, opponent] if g % 2 == 0 else [opponent, agent]):
+            if agent.searches > searched:  # the state still shows the position the agent searched
+                out.append(state.view(decision.seat))
+                searched = agent.searches
     return out
 
 

@@ -258,6 +258,11 @@ def _pct(x: float, sign: bool = True) -> str:
 
 
 # ===================================================================== playing
+def pair_order(specs: Sequence[str], a: int, b: int) -> list[int]:
+    """Ladder agents ``a`` and ``b`` in the order their pair's tournament seats them: sorted by spec."""
+    return sorted((a, b), key=lambda k: specs[k])
+
+
 def pair_seed(seed: int, spec_a: str, spec_b: str) -> int:
     """The tournament seed of the pair ``{spec_a, spec_b}`` in a ladder with ``seed`` (order-free)."""
     first, second = sorted((spec_a, spec_b))
@@ -376,7 +381,7 @@ def run_ladder(
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(worker_pool(workers)) if workers > 1 else None  # one pool for every pair
         for number, ((i, j), n) in enumerate(counts.items(), 1):
-            local = sorted((i, j), key=lambda k: specs[k])  # played in sorted spec order
+            local = pair_order(specs, i, j)
             name = f"pair {number}/{len(counts)} {labels[i]} vs {labels[j]}"
             pseed = pair_seed(seed, specs[i], specs[j])
             say(f"{name}: {n} games, seed {pseed}")
@@ -549,7 +554,7 @@ def write_ladder_games(result: LadderResult, path: str | os.PathLike) -> Path:
         writer = csv.writer(fh)
         writer.writerow(["pair_a", "pair_b", "pair_seed", *games_header(result.config.num_players)])
         for p in result.pairs:
-            local = sorted((p.a, p.b), key=lambda k: result.specs[k])  # the pair's agent order
+            local = pair_order(result.specs, p.a, p.b)
             labels = [result.labels[k] for k in local]
             for g in p.game_results:
                 writer.writerow([result.labels[p.a], result.labels[p.b], p.seed, *game_row(g, labels)])
