@@ -60,7 +60,8 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     config = GameConfig(num_players=args.players, partner_game=args.partner)
     sides = config.num_teams
     extra = {key: getattr(args, key)
-             for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead")
+             for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "value",
+                         "value_net")
              if getattr(args, key) is not None}
     mine = len(config.team_seats(0))  # the search agent's seats per game (one agent each: plans are per seat)
     searches = [SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
@@ -168,6 +169,9 @@ def main() -> None:
     parser.add_argument("--discards", type=int, default=None, help="extra alternative-discard candidates")
     parser.add_argument("--lead", type=float, default=None,
                         help="weight of the leading opposing side's stock (default: the agent's)")
+    parser.add_argument("--value", type=float, default=None,
+                        help="weight of the learned value at the horizon (needs --value-net)")
+    parser.add_argument("--value-net", default=None, help="agent file with a value head, for --value")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()

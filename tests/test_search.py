@@ -286,3 +286,43 @@ def test_search_regret_benchmark_runs(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = subprocess.run([sys.executable, "benchmarks/search_regret.py", "--worlds", "0"], capture_output=True, text=True)
     assert bad.returncode == 2 and "worlds must be in 1.." in bad.stderr
+
+
+def test_learned_value_option(tmp_path):
+    from skipbo_env.agents import CheckpointError
+    from skipbo_env.agents.registry import shipped_agent_path
+    from skipbo_env.agents.search import DEFAULT_VALUE
+
+    config = GameConfig()
+    net = shipped_agent_path("ppo-2p")
+    default = SearchAgent(config, worlds=2, candidates=2)
+    assert default.value == DEFAULT_VALUE > 0 and default.value_net == net  # the 2-player default
+    three = GameConfig(num_players=3, short_game=True)
+    assert SearchAgent(three, worlds=2, candidates=2).value == 0.0  # no shipped network reads 3 players
+    with pytest.raises(ValueError, match="no shipped network reads this table"):
+        SearchAgent(three, value=1.0)
+    with pytest.raises(ValueError, match="value must be a finite weight"):
+        SearchAgent(config, value=-1.0)
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(CheckpointError, match="bad.safetensors"):
+        SearchAgent(config, value=1.0, value_net=bad)
+    with pytest.raises(CheckpointError, match="observation shape"):
+        SearchAgent(three, value=1.0, value_net=net)
+
+    state = new_game(config, seed=2)
+    view = state.view(state.current)
+    plain = SearchAgent(config, seed=3, worlds=4, candidates=4, value=0.0)
+    valued = SearchAgent(config, seed=3, worlds=4, candidates=4, value=40.0)
+    paths, base = plain.score_candidates(view)
+    same_paths, scores = valued.score_candidates(view)
+    assert same_paths == paths and len(paths) > 1
+    # same worlds (same seed): the scores differ by the value term alone, which varies by candidate
+    assert np.ptp(scores - base) > 0
+    # the value head reads the seat's observation at the horizon: a bounded estimate, 0 for ended games
+    running = valued._engine.hot[:, valued._k.G_DONE] == 0
+    values = valued._learned_value(running, view.seat)
+    assert np.all(np.abs(values[running]) < 5.0) and np.all(values[~running] == 0.0)
+    assert np.ptp(values[running]) > 0
+    game, _ = _play(config, [valued, plain], seed=5, limit=60)
+    assert valued.searches > 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -14,6 +13,7 @@ from ..bots import BOTS, ScriptedAgent, make_bot
 from ..rules import GameConfig
 from .ppo import PPOAgent
 from .rllib import RLlibAgent, is_rllib_checkpoint
+from .shipped import SHIPPED, shipped_agent_path
 
 
 @runtime_checkable
@@ -30,20 +30,6 @@ class Agent(Protocol):
 
 AGENTS: dict[str, type[ScriptedAgent]] = BOTS
 """Scripted agents by name (the bots layer's registry: ``random``, ``greedy``, ``heuristic``)."""
-
-
-SHIPPED: dict[str, str] = {"ppo-2p": "ppo_2p_default.safetensors"}
-"""Trained agents shipped inside the package (``skipbo_env/models/``), by name; each has a model
-card beside it (``<name>.md``)."""
-
-
-def shipped_agent_path(name: str) -> Path:
-    """The agent file of a shipped agent (see :data:`SHIPPED`)."""
-    try:
-        filename = SHIPPED[name]
-    except KeyError:
-        raise ValueError(f"no shipped agent {name!r}; shipped agents: {', '.join(sorted(SHIPPED))}") from None
-    return Path(str(resources.files("skipbo_env").joinpath("models").joinpath(filename)))
 
 
 SEARCH = "search"

@@ -25,6 +25,9 @@ For each decision that the previous plan did not foresee, the agent
    against their mean) plus ``reach`` times the own side's chance
    to reach its stock top in the coming turn (the heuristic's ``reach_chance``
    computed from the simulated hand and discard tops at the horizon), plus
+   ``value`` times a learned value of the seat's position at the horizon (the value head of a
+   shipped network, read on the seat's observation there; by default in the 2-player game, the
+   one table a shipped network reads), plus
    ``prior`` times the heuristic's own score / 100, and plays the best
    candidate's first move. Besides the heuristic's ``candidates`` best
    sequences, ``discards`` extra candidates keep the plays of the best
@@ -41,22 +44,27 @@ not hold enough (no discard piles below the top two, no completed pile), so
 Budget: ``worlds`` (samples per search) and ``candidates``. Spec strings for
 :func:`skipbo_env.agents.registry.load_agent`: ``search`` (defaults),
 ``search:W`` (W worlds) or ``search:W:C`` (W worlds, C candidates). Needs the
-``fast`` extra (numba) for the engine. See ``docs/search.md`` for the choices
-and their measurements.
+``fast`` extra (numba) for the engine, and in the 2-player game, where the learned value is on
+by default, the ``train`` extra (torch, safetensors) for the network. See ``docs/search.md`` for
+the choices and their measurements.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
 from ..encoding import encode_action, fields_from_view
+from ..extras import require
 from ..rules import WILD, GameConfig, IllegalMoveError, Move, Play, SeatView, Source, missing_numbers
 from ..rules.moves import DISCARDS, Discard
 from ..rules.sampling import sample_states
+from .shipped import shipped_agent_path
 
 DEFAULT_WORLDS = 32
 DEFAULT_CANDIDATES = 12
@@ -70,6 +78,12 @@ DEFAULT_REPLY = 0.0
 DEFAULT_REPLY_Q = 0.3
 DEFAULT_DISCARDS = 4
 DEFAULT_LEAD = 0.0
+DEFAULT_VALUE = 12.0
+"""Weight (stock cards per unit) of the learned value at the horizon, by default, where a shipped
+network fits the table (:data:`VALUE_NETS`); 0 elsewhere (docs/search.md, round 8)."""
+VALUE_NETS = {2: "ppo-2p"}
+"""The shipped agent whose value head scores the horizon by default, per number of players (the
+2-player game without partners; its network reads only that table's observations)."""
 DEFAULT_HORIZON = 0
 """Extra simulated rounds by default, at every table. One more round (``horizon=1``) fits the
 heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
@@ -187,6 +201,11 @@ class SearchAgent:
         discards: extra candidates with another discard after the same plays (see :class:`_TopK`).
         weights: the heuristic planner's weights (candidates, and the heuristic rollouts).
         rollout: the in-engine agent of the simulations: ``"heuristic"`` or ``"greedy"`` (:data:`ROLLOUTS`).
+        value: weight (stock cards per unit) of a learned value of the seat's position at the horizon
+            (the value head of ``value_net``, evaluated on the seat's observation there); 0: none;
+            ``None``: :data:`DEFAULT_VALUE` where :data:`VALUE_NETS` has a network for the table, else 0.
+        value_net: an agent file (``.safetensors``) whose policy has a value head, for ``value``;
+            ``None``: the table's shipped network (:data:`VALUE_NETS`).
     """
 
     name = "search"
@@ -211,12 +230,14 @@ class SearchAgent:
         reply_q: float = DEFAULT_REPLY_Q,
         weights: HeuristicWeights = DEFAULT_WEIGHTS,
         rollout: str = DEFAULT_ROLLOUT,
+        value: float | None = None,
+        value_net: str | os.PathLike | None = None,
     ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
-        for key, value, high in (("worlds", worlds, MAX_WORLDS), ("candidates", candidates, MAX_CANDIDATES)):
-            if type(value) is not int or not 1 <= value <= high:
-                raise ValueError(f"{key} must be an int in 1..{high}, got {value!r}")
+        for key, count, high in (("worlds", worlds, MAX_WORLDS), ("candidates", candidates, MAX_CANDIDATES)):
+            if type(count) is not int or not 1 <= count <= high:
+                raise ValueError(f"{key} must be an int in 1..{high}, got {count!r}")
         from ..vector import (
             BatchEngine,  # needs numba (the 'fast' extra); loaded only for this agent
             kernels,
@@ -256,6 +277,27 @@ class SearchAgent:
         rows = self._engine.batch_size * n
         self._hweights = weights_vector(weights)
         self._plans, self._hstate, self._hexpect = plan_caches(rows)
+        shipped = VALUE_NETS.get(config.num_players) if not config.partner_game else None
+        if value is None:
+            value = DEFAULT_VALUE if shipped is not None else 0.0
+        self.value = float(value)
+        if not np.isfinite(self.value) or self.value < 0:
+            raise ValueError(f"value must be a finite weight >= 0, got {value!r}")
+        self.value_net: Path | None = None
+        self._value_policy: Any = None
+        if self.value:
+            if value_net is None:
+                if shipped is None:
+                    raise ValueError(
+                        f"value > 0 needs value_net (an agent file with a value head): no shipped network "
+                        f"reads this table ({config.num_players} players, partner_game={config.partner_game})")
+                value_net = shipped_agent_path(shipped)
+            require("train", "the search agent's learned value at the horizon (value=0 searches without it)",
+                    "torch", "safetensors")
+            from .agentfile import load_policy  # CheckpointError names a bad or mismatched file
+
+            self.value_net = Path(value_net)
+            self._value_policy = load_policy(self.value_net, config)[0]
         self.searches = 0
         self.decisions = 0
         self.seed(seed)
@@ -425,7 +467,21 @@ class SearchAgent:
         if self.threat:
             opp = np.mean([_reach_chance(hot, K, s, self.threat_q) for s in theirs], axis=0)
             value = value - self.threat * np.where(running, opp, 0.0)
+        if self.value:
+            value = value + self.value * self._learned_value(running, me)
         return value.reshape(c, m).mean(axis=1)
+
+    def _learned_value(self, running: np.ndarray, seat: int) -> np.ndarray:
+        """The value head's estimate of the seat's position in each running row (0 elsewhere)."""
+        import torch
+
+        rows = np.nonzero(running)[0]
+        out = np.zeros(running.shape[0])
+        if rows.size:
+            obs = self._engine.observe_rows(rows, np.full(rows.size, seat))
+            with torch.no_grad():
+                out[rows] = self._value_policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
+        return out
 
     def _predict(self, view: SeatView, move: Move) -> SeatView | None:
         """The view after ``move`` when it reveals nothing (a hand play that keeps cards in hand, a
