@@ -101,7 +101,7 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     rate = score / games
     return {
         "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].horizon,
-        "lead": searches[0].lead, "opponent": args.opponent, "players": config.num_players,
+        "lead": searches[0].lead, "value": searches[0].value, "opponent": args.opponent, "players": config.num_players,
         "partner": config.partner_game, "fair_share": 1 / sides,
         "games": games, "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
         "ms_per_decision": decided / max(1, decisions()) * 1e3,
@@ -170,8 +170,9 @@ def main() -> None:
     parser.add_argument("--lead", type=float, default=None,
                         help="weight of the leading opposing side's stock (default: the agent's)")
     parser.add_argument("--value", type=float, default=None,
-                        help="weight of the learned value at the horizon (needs --value-net)")
-    parser.add_argument("--value-net", default=None, help="agent file with a value head, for --value")
+                        help="weight of the learned value at the horizon (default: the agent's, 12 with "
+                        "the shipped ppo-2p network in the 2-player game, 0 elsewhere)")
+    parser.add_argument("--value-net", default=None, help="agent file with a value head, for --value (default: the table's shipped one)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()
@@ -208,7 +209,8 @@ def main() -> None:
         print(
             f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
             f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
-            f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} vs {args.opponent}, "
+            f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "
+            f"vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "
             f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}, "
             f"fair share {r['fair_share']:.3f}); "
