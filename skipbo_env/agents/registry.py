@@ -34,7 +34,8 @@ AGENTS: dict[str, type[ScriptedAgent]] = BOTS
 
 SEARCH = "search"
 """The search agent (:mod:`skipbo_env.agents.search`): ``search``, ``search:W`` or ``search:W:C``
-(W sampled worlds, C candidate turns per search). Needs the ``fast`` extra (numba)."""
+(W sampled worlds, C candidate turns per search). Needs the ``fast`` extra (numba), and in the
+2-player game, where it reads a shipped network's value, the ``train`` extra."""
 
 
 def is_search_spec(spec: object) -> bool:
