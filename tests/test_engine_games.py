@@ -88,3 +88,22 @@ def test_in_engine_heuristic_opponents_match_the_single_agent_env(fields):
             assert s_obs.tobytes() == result.obs[slot].tobytes()
         obs = result.obs
     assert episodes >= 2
+
+
+
+def test_network_tournament_is_the_same_with_two_torch_threads(tmp_path):
+    """With two intra-op threads (torch's default on a 2-core machine) a network's rows were split
+    between threads and a game's moves depended on its batch (engine and rules-core loop played
+    other games, measured on a 2-core AMD EPYC); the network's forward pass runs on one thread."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        config = GameConfig(num_players=2)
+        in_engine = run_tournament(("ppo-2p", "heuristic"), config, games=8, seed=11, workers=1, batch_size=5)
+        rules = run_tournament(("ppo-2p", "heuristic"), config, games=8, seed=11, workers=1, batch_size=5,
+                               records_dir=str(tmp_path))
+        assert in_engine.games == rules.games
+        assert torch.get_num_threads() == 2  # the caller's setting is restored
+    finally:
+        torch.set_num_threads(before)

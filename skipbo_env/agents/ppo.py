@@ -12,7 +12,8 @@ so the scripted agents and the tournament never pay for them.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,32 @@ def check_spaces(path: str | os.PathLike, obs_space: Any, action_space: Any, con
         )
 
 
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run a forward pass on one torch thread (the caller's setting is restored after).
+
+    With several intra-op threads a row's result can depend on the other rows of its batch (the
+    rows are split between threads, and the split changes the arithmetic): measured on a 2-core
+    AMD EPYC, a tournament with one worker played other games in the engine (batches of many
+    games) than in the rules-core loop; on one thread they are the same games
+    (tests/test_engine_games.py), as in tournament workers, which run one thread each. One
+    thread does not make a row's logits independent of the batch size in every case (a batch of
+    one and one of 64 rows differ in the fifth significant digit), so exact ties between two
+    actions' logits could still go either way.
+    """
+    import torch
+
+    threads = torch.get_num_threads()
+    if threads == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 class PPOAgent:
     """Plays the greedy (deterministic) action of a MaskablePPO policy among the legal ones.
 
@@ -156,7 +183,7 @@ class PPOAgent:
         import torch  # loaded with the checkpoint already
 
         policy = self.policy
-        with torch.no_grad():
+        with torch.no_grad(), one_torch_thread():
             x = torch.as_tensor(vec, dtype=torch.float32)
             features = policy.extract_features(x.reshape(-1, x.shape[-1]), policy.pi_features_extractor)
             out = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy().astype(np.float64)

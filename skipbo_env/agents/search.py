@@ -64,6 +64,7 @@ from ..extras import require
 from ..rules import WILD, GameConfig, IllegalMoveError, Move, Play, SeatView, Source, missing_numbers
 from ..rules.moves import DISCARDS, Discard
 from ..rules.sampling import sample_states
+from .ppo import one_torch_thread
 from .shipped import shipped_agent_path
 
 DEFAULT_WORLDS = 32
@@ -479,7 +480,7 @@ class SearchAgent:
         out = np.zeros(running.shape[0])
         if rows.size:
             obs = self._engine.observe_rows(rows, np.full(rows.size, seat))
-            with torch.no_grad():
+            with torch.no_grad(), one_torch_thread():  # each row's value from its own observation
                 out[rows] = self._value_policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
         return out
 
