@@ -61,7 +61,7 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     sides = config.num_teams
     extra = {key: getattr(args, key)
              for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "value",
-                         "value_net")
+                         "value_net", "net_opponents", "opponent_net")
              if getattr(args, key) is not None}
     mine = len(config.team_seats(0))  # the search agent's seats per game (one agent each: plans are per seat)
     searches = [SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
@@ -101,7 +101,8 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     rate = score / games
     return {
         "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].horizon,
-        "lead": searches[0].lead, "value": searches[0].value, "opponent": args.opponent, "players": config.num_players,
+        "lead": searches[0].lead, "value": searches[0].value,
+        "net_opponents": searches[0].net_opponents, "opponent": args.opponent, "players": config.num_players,
         "partner": config.partner_game, "fair_share": 1 / sides,
         "games": games, "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
         "ms_per_decision": decided / max(1, decisions()) * 1e3,
@@ -173,6 +174,10 @@ def main() -> None:
                         help="weight of the learned value at the horizon (default: the agent's, 12 with "
                         "the shipped ppo-2p network in the 2-player game, 0 elsewhere)")
     parser.add_argument("--value-net", default=None, help="agent file with a value head, for --value (default: the table's shipped one)")
+    parser.add_argument("--net-opponents", type=float, default=None,
+                        help="share of the sampled worlds whose opponents a network plays (default: the agent's)")
+    parser.add_argument("--opponent-net", default=None,
+                        help="agent file for --net-opponents (default: the table's shipped one)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()
@@ -210,7 +215,7 @@ def main() -> None:
             f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
             f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
             f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "
-            f"vs {args.opponent}, "
+            f"net_opp={search.net_opponents} vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "
             f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}, "
             f"fair share {r['fair_share']:.3f}); "

@@ -233,3 +233,40 @@ def test_scorer_forward_equals_the_feature_row_reference(config):
         (out * torch.linspace(-1, 1, out.shape[-1])).sum().backward()
         grads.append(scorer.action_in.weight.grad.clone())
     assert torch.allclose(grads[0], grads[1], atol=1e-3, rtol=1e-4)
+
+
+@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+def test_pair_logits_are_the_forward_pass_at_the_legal_actions(config):
+    """The search's network opponents score only the legal actions (ActionScorer.pair_logits,
+    PPOAgent.greedy_actions): the forward pass's logits at those entries and its greedy choice."""
+    import torch
+    from torch import nn
+
+    from skipbo_env.bots import RandomAgent
+    from skipbo_env.encoding import num_actions, observation_layout
+    from skipbo_env.episode import decisions
+    from skipbo_env.rules import new_game
+    from skipbo_env.training.policy import ActionScorer
+
+    torch.manual_seed(1)
+    scorer = ActionScorer(observation_layout(config).size, num_actions(config), (64,), (32, 16), (64,), nn.ReLU)
+    steps = [d.observation for seed in range(2) for d in
+             decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
+    x = torch.as_tensor(np.array([o["observation"] for o in steps[:400]]))
+    masks = np.array([o["action_mask"] for o in steps[:400]]) != 0
+    rows, acts = np.nonzero(masks)
+    with torch.no_grad():
+        full = scorer.forward_actor(x).numpy()
+        pairs = scorer.pair_logits(x, torch.as_tensor(rows), torch.as_tensor(acts)).numpy()
+    assert pairs.shape == (rows.size,) and np.allclose(pairs, full[rows, acts], atol=1e-5, rtol=1e-5)
+    # the shipped agent: greedy_actions picks what act_batch picks
+    if config == GameConfig():
+        from skipbo_env.agents import PPOAgent
+        from skipbo_env.agents.registry import shipped_agent_path
+
+        agent = PPOAgent(shipped_agent_path("ppo-2p"), config)
+        picked = agent.greedy_actions(x.numpy(), masks)
+        assert masks[np.arange(len(picked)), picked].all()
+        assert (picked == agent.act_batch(steps[:400])).all()
+        with pytest.raises(ValueError, match="all zeros"):
+            agent.greedy_actions(x.numpy()[:1], np.zeros((1, masks.shape[1]), bool))

@@ -326,3 +326,35 @@ def test_learned_value_option(tmp_path):
     assert np.ptp(values[running]) > 0
     game, _ = _play(config, [valued, plain], seed=5, limit=60)
     assert valued.searches > 0
+
+
+def test_network_opponents_option():
+    """net_opponents: in that share of the worlds the shipped network plays the other seats' simulated turns."""
+    from skipbo_env.agents.registry import shipped_agent_path
+
+    config = GameConfig()
+    assert SearchAgent(config, worlds=4, candidates=2).net_opponents == 0.0  # off by default
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="net_opponents must be a share"):
+            SearchAgent(config, net_opponents=bad)
+    three = GameConfig(num_players=3, short_game=True)
+    with pytest.raises(ValueError, match="net_opponents > 0 needs a network"):
+        SearchAgent(three, net_opponents=0.5)
+    both = SearchAgent(config, worlds=4, candidates=4, net_opponents=0.5)
+    assert both.opponent_net == both.value_net == shipped_agent_path("ppo-2p") and both._net_worlds == 2
+    assert both._opponent.policy is both._value_policy  # one file, loaded once
+
+    state = new_game(config, seed=4)
+    view = state.view(state.current)
+    runs = {}
+    for share in (0.0, 1.0, 1.0):
+        agent = SearchAgent(config, seed=3, worlds=4, candidates=4, value=0.0, net_opponents=share)
+        runs.setdefault(share, []).append(agent.score_candidates(view))
+    (paths, heuristic), = runs[0.0]
+    (paths1, net), (paths2, net_again) = runs[1.0]
+    assert paths == paths1 == paths2 and len(paths) > 1
+    assert np.array_equal(net, net_again)  # same seed, same scores
+    assert not np.array_equal(net, heuristic)  # same worlds, other opponents: other futures
+    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, net_opponents=1.0) for s in range(2)]
+    _, actions = _play(config, agents, seed=6, limit=80)
+    assert len(actions) == 80 and agents[0].searches > 0

@@ -186,5 +186,33 @@ class PPOAgent:
             out = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy().astype(np.float64)
         return out[0] if x.ndim == 1 else out
 
+    def greedy_actions(self, vec: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """For a batch of observation vectors ``(B, obs)`` and their legal-action masks ``(B,
+        actions)``: the legal action with the largest logit in each row, as :meth:`act_batch` picks.
+
+        With the action-scoring network (``policy: scorer``) only the legal actions are scored
+        (:meth:`~skipbo_env.training.policy.ActionScorer.pair_logits`, a fraction of the full
+        forward pass's cost; equal logits up to float rounding, so a near-tie may go the other way);
+        other networks compute every logit. Every row needs a legal action.
+        """
+        import torch
+
+        legal = np.asarray(masks) != 0
+        if not legal.any(axis=1).all():
+            raise ValueError("a row of the action masks is all zeros: that seat is not to move")
+        extractor = self.policy.mlp_extractor
+        if not hasattr(extractor, "pair_logits"):
+            logits = self.logits(vec).reshape(legal.shape)
+        else:
+            rows, acts = np.nonzero(legal)
+            with torch.no_grad(), one_torch_thread():
+                x = self.policy.extract_features(torch.as_tensor(vec, dtype=torch.float32),
+                                                 self.policy.pi_features_extractor)
+                pairs = extractor.pair_logits(x, torch.as_tensor(rows), torch.as_tensor(acts)).numpy()
+            logits = np.full(legal.shape, -np.inf)
+            logits[rows, acts] = pairs
+        logits[~legal] = -np.inf
+        return logits.argmax(axis=1)
+
     def __repr__(self) -> str:
         return f"PPOAgent({str(self.path)!r})"

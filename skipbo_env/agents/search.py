@@ -85,6 +85,9 @@ network fits the table (:data:`VALUE_NETS`); 0 elsewhere (docs/search.md, round 
 VALUE_NETS = {2: "ppo-2p"}
 """The shipped agent whose value head scores the horizon by default, per number of players (the
 2-player game without partners; its network reads only that table's observations)."""
+DEFAULT_NET_OPPONENTS = 0.0
+"""Share of the sampled worlds in which a network (``opponent_net``) plays the other seats' turns
+instead of the heuristic, by default (docs/search.md, round 9)."""
 DEFAULT_HORIZON = 0
 """Extra simulated rounds by default, at every table. One more round (``horizon=1``) fits the
 heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
@@ -207,6 +210,12 @@ class SearchAgent:
             ``None``: :data:`DEFAULT_VALUE` where :data:`VALUE_NETS` has a network for the table, else 0.
         value_net: an agent file (``.safetensors``) whose policy has a value head, for ``value``;
             ``None``: the table's shipped network (:data:`VALUE_NETS`).
+        net_opponents: share (0..1) of the sampled worlds in which the other seats' simulated turns
+            are played by the network of ``opponent_net`` (its greedy legal action, as
+            :class:`~skipbo_env.agents.ppo.PPOAgent` plays) instead of the heuristic: an opponent
+            model that is not the heuristic. The first ``round(share * worlds)`` worlds, the same
+            ones for every candidate. ``None``: :data:`DEFAULT_NET_OPPONENTS`.
+        opponent_net: the agent file for ``net_opponents``; ``None``: the table's shipped network.
     """
 
     name = "search"
@@ -233,6 +242,8 @@ class SearchAgent:
         rollout: str = DEFAULT_ROLLOUT,
         value: float | None = None,
         value_net: str | os.PathLike | None = None,
+        net_opponents: float | None = None,
+        opponent_net: str | os.PathLike | None = None,
     ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
@@ -284,24 +295,46 @@ class SearchAgent:
         self.value = float(value)
         if not np.isfinite(self.value) or self.value < 0:
             raise ValueError(f"value must be a finite weight >= 0, got {value!r}")
+        if net_opponents is None:
+            net_opponents = DEFAULT_NET_OPPONENTS if shipped is not None else 0.0
+        share = float(net_opponents)
+        if not 0.0 <= share <= 1.0:  # NaN fails too
+            raise ValueError(f"net_opponents must be a share in 0..1, got {net_opponents!r}")
+        self.net_opponents = share
+        self._net_worlds = int(round(share * worlds))
         self.value_net: Path | None = None
+        self.opponent_net: Path | None = None
         self._value_policy: Any = None
+        self._opponent: Any = None
+        self._nets: dict[Path, Any] = {}
         if self.value:
-            if value_net is None:
-                if shipped is None:
-                    raise ValueError(
-                        f"value > 0 needs value_net (an agent file with a value head): no shipped network "
-                        f"reads this table ({config.num_players} players, partner_game={config.partner_game})")
-                value_net = shipped_agent_path(shipped)
-            require("train", "the search agent's learned value at the horizon (value=0 searches without it)",
-                    "torch", "safetensors")
-            from .agentfile import load_policy  # CheckpointError names a bad or mismatched file
-
-            self.value_net = Path(value_net)
-            self._value_policy = load_policy(self.value_net, config)[0]
+            self.value_net = self._network_path(value_net, shipped, "value > 0", "value=0")
+            self._value_policy = self._load_net(self.value_net).policy
+        if self._net_worlds:
+            self.opponent_net = self._network_path(opponent_net, shipped, "net_opponents > 0", "net_opponents=0")
+            self._opponent = self._load_net(self.opponent_net)
         self.searches = 0
         self.decisions = 0
         self.seed(seed)
+
+    def _network_path(self, path: str | os.PathLike | None, shipped: str | None, what: str, without: str) -> Path:
+        """The agent file for ``what``: ``path``, else the table's shipped network (error if none)."""
+        if path is None:
+            if shipped is None:
+                raise ValueError(
+                    f"{what} needs a network (an agent file): no shipped network reads this table "
+                    f"({self.config.num_players} players, partner_game={self.config.partner_game})")
+            path = shipped_agent_path(shipped)
+        require("train", f"the search agent's network ({without} searches without it)", "torch", "safetensors")
+        return Path(path)
+
+    def _load_net(self, path: Path) -> Any:
+        """A :class:`PPOAgent` of ``path``, loaded once per file (the value and the opponent model may share it)."""
+        from .ppo import PPOAgent  # CheckpointError names a bad or mismatched file
+
+        if path not in self._nets:
+            self._nets[path] = PPOAgent(path, self.config)
+        return self._nets[path]
 
     # ------------------------------------------------------------------ protocol
     def seed(self, seed: int | None = None) -> None:
@@ -431,8 +464,15 @@ class SearchAgent:
         state = (self._hweights, self._plans, self._hstate, self._hexpect)
         args = (eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self._seat_kind)
 
+        net_rows = np.concatenate([np.arange(i * m, i * m + self._net_worlds) for i in range(c)])
+
         def advance(learner: np.ndarray) -> None:
             K.learner_advance(*args, learner, *state)
+
+        def others() -> None:  # the other seats' turns, up to the seat's next one
+            if net_rows.size:
+                self._net_turns(net_rows, me)  # the network plays them in these worlds (learner_advance then skips them)
+            advance(mine)
 
         advance(after)  # the rollout agent finishes the seat's turn
         reply: float | np.ndarray = 0.0
@@ -442,10 +482,10 @@ class SearchAgent:
             sign = -1.0 if self.config.team(nxt) != self.config.team(me) else 1.0
             chance = _reach_chance(hot0, K, nxt, self.reply_q)
             reply = sign * self.reply * np.where(hot0[:, K.G_DONE] == 0, chance, 0.0)
-        advance(mine)  # the other seats' turns
+        others()
         for _ in range(self.horizon):
             advance(after)  # the seat's next turn
-            advance(mine)  # the other seats' turns
+            others()
         hot = eng.hot[:used].astype(np.int64)
         stock = np.stack([hot[:, K.G_SEATS + s * K.SEAT_HOT + K.S_STN] for s in range(n)], axis=1)
         team = self.config.team(me)
@@ -483,6 +523,17 @@ class SearchAgent:
             with torch.no_grad(), one_torch_thread():  # each row's value from its own observation
                 out[rows] = self._value_policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
         return out
+
+    def _net_turns(self, rows: np.ndarray, seat: int) -> None:
+        """The network plays every other seat in ``rows`` (its greedy legal action, one batch per
+        step) until ``seat`` is to move or the game ends."""
+        eng = self._engine
+        while True:
+            live = rows[(eng.hot[rows, self._k.G_DONE] == 0) & (eng.current[rows] != seat)]
+            if not live.size:
+                return
+            obs = eng.observe_rows(live, eng.current[live])
+            eng.step(self._opponent.greedy_actions(obs, eng.masks()[live]), live)
 
     def _predict(self, view: SeatView, move: Move) -> SeatView | None:
         """The view after ``move`` when it reveals nothing (a hand play that keeps cards in hand, a

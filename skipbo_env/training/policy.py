@@ -381,6 +381,27 @@ class ActionScorer(nn.Module):
         ], dim=1)  # [B, TABLE_ROWS, hidden]
         return self.select @ projected + (self.kind @ cut["kind"] + self.action_in.bias)
 
+    def pair_logits(self, obs: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """The logits of action ``actions[k]`` in observation ``rows[k]`` only ([L]), for the cost of
+        L action rows instead of B * actions (a player needs its legal actions' logits only).
+
+        :meth:`_action_rows` (the reference form) built for those pairs alone: the forward pass's
+        logits at those entries, equal up to float rounding."""
+        st = self._state(obs)
+        t = self._tables(obs, st)
+        card = t["cards"][rows, self.card_row[actions]]
+        disc = self.disc_row[actions]
+        tops = t["tops"][rows, disc]
+        relation = ((card @ self.rel.reshape(CARD_SLOTS, -1)).reshape(-1, CARD_SLOTS, 4) * tops[..., None]).sum(1)
+        src = self.src_row[actions]
+        row = torch.cat([
+            self.kind[actions], card, t["piles"][rows, self.pile_row[actions]], tops, t["seconds"][rows, disc],
+            t["sizes"][rows, disc][:, None], relation, t["src_seconds"][rows, src], t["src_sizes"][rows, src][:, None],
+            t["per_card"][rows, self.value_row[actions]],
+        ], dim=-1)
+        context = self.context_in(self.context(st["context_in"]))
+        return self.scorer(self.act(self.action_in(row) + context[rows])).squeeze(-1)
+
     def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(action rows [B, actions, 144], context input [B, obs + 4 * 48]) of a batch of observations."""
         st = self._state(obs)
