@@ -331,9 +331,12 @@ def test_learned_value_option(tmp_path):
 def test_network_opponents_option():
     """net_opponents: in that share of the worlds the shipped network plays the other seats' simulated turns."""
     from skipbo_env.agents.registry import shipped_agent_path
+    from skipbo_env.agents.search import DEFAULT_NET_OPPONENTS
 
     config = GameConfig()
-    assert SearchAgent(config, worlds=4, candidates=2).net_opponents == 0.0  # off by default
+    default = SearchAgent(config, worlds=4, candidates=2)
+    assert default.net_opponents == DEFAULT_NET_OPPONENTS > 0 and default._net_worlds == 1  # the 2-player default
+    assert SearchAgent(GameConfig(num_players=3), worlds=4, candidates=2).net_opponents == 0.0  # no network for 3
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="net_opponents must be a share"):
             SearchAgent(config, net_opponents=bad)

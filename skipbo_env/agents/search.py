@@ -17,7 +17,9 @@ For each decision that the previous plan did not foresee, the agent
    world and seat; ``"greedy"`` is cheaper and weaker) finishes the turn and
    plays every other seat's turn, up to the start of the seat's next turn
    (``horizon`` extra rounds of all seats' turns may follow: none by default,
-   see :data:`DEFAULT_HORIZON` and docs/search.md);
+   see :data:`DEFAULT_HORIZON` and docs/search.md); in a share ``net_opponents``
+   of the worlds (by default a quarter in the 2-player game) a network, the
+   shipped ``ppo-2p``, plays the other seats instead: a second opponent model;
 4. **scores** each candidate by the mean over worlds of the stock race at that
    horizon (the opposing sides' stock size minus the own side's, ±``win`` for a
    game won or lost inside the horizon; a side's stock is its seats' mean, and
@@ -85,9 +87,10 @@ network fits the table (:data:`VALUE_NETS`); 0 elsewhere (docs/search.md, round 
 VALUE_NETS = {2: "ppo-2p"}
 """The shipped agent whose value head scores the horizon by default, per number of players (the
 2-player game without partners; its network reads only that table's observations)."""
-DEFAULT_NET_OPPONENTS = 0.0
+DEFAULT_NET_OPPONENTS = 0.25
 """Share of the sampled worlds in which a network (``opponent_net``) plays the other seats' turns
-instead of the heuristic, by default (docs/search.md, round 9)."""
+instead of the heuristic, by default where a shipped network fits the table (:data:`VALUE_NETS`);
+0 elsewhere (docs/search.md, round 9)."""
 DEFAULT_HORIZON = 0
 """Extra simulated rounds by default, at every table. One more round (``horizon=1``) fits the
 heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
@@ -214,7 +217,8 @@ class SearchAgent:
             are played by the network of ``opponent_net`` (its greedy legal action, as
             :class:`~skipbo_env.agents.ppo.PPOAgent` plays) instead of the heuristic: an opponent
             model that is not the heuristic. The first ``round(share * worlds)`` worlds, the same
-            ones for every candidate. ``None``: :data:`DEFAULT_NET_OPPONENTS`.
+            ones for every candidate. ``None``: :data:`DEFAULT_NET_OPPONENTS` where :data:`VALUE_NETS`
+            has a network for the table, else 0.
         opponent_net: the agent file for ``net_opponents``; ``None``: the table's shipped network.
     """
 
