@@ -344,15 +344,21 @@ class ActionScorer(nn.Module):
         """The [B, actions, 144] feature rows of ACTION_PIECES (the reference form; the forward pass
         uses :meth:`_action_in`, which never builds them)."""
         b = st["b"]
-        t = self._tables(obs, st)
-        card = t["cards"][:, self.card_row]
-        tops = t["tops"][:, self.disc_row]
-        relation = ((card @ self.rel.reshape(CARD_SLOTS, -1)).reshape(b, -1, CARD_SLOTS, 4) * tops[..., None]).sum(2)
+        return self._rows_of(self._tables(obs, st), torch.arange(b)[:, None], torch.arange(self.n_actions)[None, :])
+
+    def _rows_of(self, t: dict[str, torch.Tensor], rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """The feature row of action ``actions[...]`` in state ``rows[...]`` (broadcast together) from
+        the per-state tables ``t`` (:meth:`_tables`): ``[*shape, 144]``."""
+        card = t["cards"][rows, self.card_row[actions]]
+        disc = self.disc_row[actions]
+        tops = t["tops"][rows, disc]
+        relation = ((card @ self.rel.reshape(CARD_SLOTS, -1)).reshape(*card.shape[:-1], CARD_SLOTS, 4)
+                    * tops[..., None]).sum(-2)
+        src = self.src_row[actions]
         return torch.cat([
-            self.kind[None].expand(b, -1, -1), card, t["piles"][:, self.pile_row], tops,
-            t["seconds"][:, self.disc_row], t["sizes"][:, self.disc_row][..., None],
-            relation, t["src_seconds"][:, self.src_row], t["src_sizes"][:, self.src_row][..., None],
-            t["per_card"][:, self.value_row],
+            self.kind[actions].expand(*card.shape[:-1], -1), card, t["piles"][rows, self.pile_row[actions]], tops,
+            t["seconds"][rows, disc], t["sizes"][rows, disc][..., None], relation, t["src_seconds"][rows, src],
+            t["src_sizes"][rows, src][..., None], t["per_card"][rows, self.value_row[actions]],
         ], dim=-1)
 
     def _action_in(self, obs: torch.Tensor, st: dict) -> torch.Tensor:
@@ -388,17 +394,7 @@ class ActionScorer(nn.Module):
         :meth:`_action_rows` (the reference form) built for those pairs alone: the forward pass's
         logits at those entries, equal up to float rounding."""
         st = self._state(obs)
-        t = self._tables(obs, st)
-        card = t["cards"][rows, self.card_row[actions]]
-        disc = self.disc_row[actions]
-        tops = t["tops"][rows, disc]
-        relation = ((card @ self.rel.reshape(CARD_SLOTS, -1)).reshape(-1, CARD_SLOTS, 4) * tops[..., None]).sum(1)
-        src = self.src_row[actions]
-        row = torch.cat([
-            self.kind[actions], card, t["piles"][rows, self.pile_row[actions]], tops, t["seconds"][rows, disc],
-            t["sizes"][rows, disc][:, None], relation, t["src_seconds"][rows, src], t["src_sizes"][rows, src][:, None],
-            t["per_card"][rows, self.value_row[actions]],
-        ], dim=-1)
+        row = self._rows_of(self._tables(obs, st), rows, actions)
         context = self.context_in(self.context(st["context_in"]))
         return self.scorer(self.act(self.action_in(row) + context[rows])).squeeze(-1)
 
