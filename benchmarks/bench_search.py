@@ -63,6 +63,8 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
              for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "value",
                          "value_net", "net_opponents", "opponent_net")
              if getattr(args, key) is not None}
+    if args.infer is not None:
+        extra["infer"] = bool(args.infer)
     mine = len(config.team_seats(0))  # the search agent's seats per game (one agent each: plans are per seat)
     searches = [SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
                             horizon=args.horizon, rollout=args.rollout, **extra) for _ in range(mine)]
@@ -178,6 +180,8 @@ def main() -> None:
                         help="share of the sampled worlds whose opponents a network plays (default: the agent's)")
     parser.add_argument("--opponent-net", default=None,
                         help="agent file for --net-opponents (default: the table's shipped one)")
+    parser.add_argument("--infer", type=int, choices=[0, 1], default=None,
+                        help="weigh the worlds by the last opponent turn (default: the agent's, on)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()

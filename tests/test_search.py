@@ -361,3 +361,69 @@ def test_network_opponents_option():
     agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, net_opponents=1.0) for s in range(2)]
     _, actions = _play(config, agents, seed=6, limit=80)
     assert len(actions) == 80 and agents[0].searches > 0
+
+
+def test_stock_reachable_reads_chains_from_hand_and_discard_tops():
+    """_stock_reachable: the building chain to a stock top (R12), wrapping past 12 (R13), from hand
+    numbers, discard tops and wilds filling the gaps (R12); never for a wild or no stock top."""
+    from skipbo_env.agents.search import _stock_reachable
+
+    def hands(*cards_lists):
+        out = np.zeros((len(cards_lists), 14), np.int64)
+        for row, cards in enumerate(cards_lists):
+            for card in cards:
+                out[row, card] += 1
+        return out
+
+    none = (None, None, None, None)
+    got = _stock_reachable(hands([4], [6], [13], [], [1, 2, 3]), none, (3, 0, 0, 0), 5)
+    assert got.tolist() == [True, False, True, False, False]  # 4 on the 3, or a wild; 1-2-3 still lacks the 4
+    assert _stock_reachable(hands([1, 2, 3, 4]), none, (0, 0, 0, 0), 5).tolist() == [True]
+    assert _stock_reachable(hands([]), (None, 4, None, None), (3, 0, 0, 0), 5).tolist() == [True]  # a discard top
+    assert _stock_reachable(hands([]), (13, None, None, None), (3, 0, 0, 0), 5).tolist() == [True]  # a wild top
+    assert _stock_reachable(hands([]), none, (4, 0, 0, 0), 5).tolist() == [True]  # fits now
+    wrap = _stock_reachable(hands([12, 1], [12], [12, 13], [1]), none, (11, 11, 11, 11), 2)
+    assert wrap.tolist() == [True, False, True, False]  # 12 completes the pile, then 1 (R13)
+    assert not _stock_reachable(hands([13, 13, 13]), none, (3, 0, 0, 0), 13).any()  # a wild stock top
+    assert not _stock_reachable(hands([4]), none, (3, 0, 0, 0), None).any()  # no stock
+
+
+def test_inference_weighs_worlds_by_the_last_opponent_turn():
+    """infer: at the seat's turn, sampled worlds in which the seat before it could have played its
+    stock top on the piles it left weigh MISS_RATES (heuristic model; network model in the
+    net_opponents worlds), the others 1; equal weights without the turn-start memory or infer=False."""
+    from skipbo_env.agents.search import MISS_RATES, _stock_reachable
+
+    config = GameConfig()
+    agent = SearchAgent(config, seed=1, worlds=32, candidates=2, value=0.0, net_opponents=0.25)
+    assert agent.infer and not SearchAgent(GameConfig(num_players=3), worlds=2, candidates=2).infer  # defaults
+    with pytest.raises(TypeError, match="infer must be a bool"):
+        SearchAgent(config, worlds=2, candidates=2, value=0.0, net_opponents=0.0, infer=1)
+    bots = [load_agent("heuristic", config, seed=s) for s in range(2)]
+    checked = 0
+    for game in range(6):
+        state = new_game(config, seed=50 + game)
+        agent.seed(game)
+        seen_turn = -1
+        while not state.is_over and checked < 12:
+            seat = state.current
+            view = state.view(seat)
+            if seat == 0 and state.turn != seen_turn and state.turn >= 1:
+                seen_turn = state.turn
+                agent.act_view(view)  # remembers the piles the opponent left
+                worlds = [sample_state(view, np.random.default_rng(k)) for k in range(32)]
+                could = _stock_reachable(np.array([w.hands[1] for w in worlds]), view.discard_tops(1),
+                                         view.building_values, view.stock_tops[1])
+                if could.any() and not could.all():
+                    weight = agent._world_weights(view, worlds)
+                    assert weight.sum() == pytest.approx(1.0)
+                    expect = np.where(could, np.where(np.arange(32) < agent._net_worlds, MISS_RATES[1], MISS_RATES[0]), 1.0)
+                    assert np.allclose(weight, expect / expect.sum())
+                    agent.infer = False
+                    assert np.allclose(agent._world_weights(view, worlds), 1 / 32)
+                    agent.infer = True
+                    fresh = SearchAgent(config, worlds=32, candidates=2, value=0.0, net_opponents=0.25)
+                    assert np.allclose(fresh._world_weights(view, worlds), 1 / 32)  # no memory of the turn start
+                    checked += 1
+            state.apply(decode_action(bots[seat].act_view(view), config))
+    assert checked >= 5

@@ -91,6 +91,13 @@ DEFAULT_NET_OPPONENTS = 0.25
 """Share of the sampled worlds in which a network (``opponent_net``) plays the other seats' turns
 instead of the heuristic, by default where a shipped network fits the table (:data:`VALUE_NETS`);
 0 elsewhere (docs/search.md, round 9)."""
+MISS_RATES = (0.01, 0.5)
+"""For ``infer``: the chance that an opponent ends its turn with a play of its stock top in reach
+(a chain from its hand and discard tops, :func:`_stock_reachable`), under the heuristic's model of
+the opponent and under the network's (``net_opponents``) model. Measured in 60 games each against
+the heuristic (heuristic opponent: 0.1% of 2,903 turn ends left such a play where 15.3% of the
+sampled worlds had one; ``ppo-2p``: 7.4% of 2,722 where 14.6% had one, about half of the plays it
+could make; docs/search.md, round 11)."""
 DEFAULT_HORIZON = 0
 """Extra simulated rounds by default, at every table. One more round (``horizon=1``) fits the
 heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
@@ -220,6 +227,14 @@ class SearchAgent:
             ones for every candidate. ``None``: :data:`DEFAULT_NET_OPPONENTS` where :data:`VALUE_NETS`
             has a network for the table, else 0.
         opponent_net: the agent file for ``net_opponents``; ``None``: the table's shipped network.
+        infer: weigh each sampled world by how likely the seat before this one (an opponent) was to
+            end its last turn as it did: a world whose hand for that seat could have played its
+            stock top on the building piles it left (:func:`_stock_reachable`) counts
+            :data:`MISS_RATES` (the heuristic's model; the network's in the ``net_opponents``
+            worlds) instead of 1. Uses the building piles the agent saw at the first decision of
+            its turn, so only when it was asked every decision of the turn (``act_view``).
+            ``None``: on where :data:`VALUE_NETS` has a network for the table (the 2-player game,
+            where it was measured), else off.
     """
 
     name = "search"
@@ -248,6 +263,7 @@ class SearchAgent:
         value_net: str | os.PathLike | None = None,
         net_opponents: float | None = None,
         opponent_net: str | os.PathLike | None = None,
+        infer: bool | None = None,
     ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
@@ -317,6 +333,11 @@ class SearchAgent:
         if self._net_worlds:
             self.opponent_net = self._network_path(opponent_net, shipped, "net_opponents > 0", "net_opponents=0")
             self._opponent = self._load_net(self.opponent_net)
+        if infer is None:
+            infer = shipped is not None  # measured in the 2-player game (round 11); off elsewhere
+        if not isinstance(infer, bool):
+            raise TypeError(f"infer must be a bool or None, got {type(infer).__name__}")
+        self.infer = infer
         self.searches = 0
         self.decisions = 0
         self.seed(seed)
@@ -346,6 +367,7 @@ class SearchAgent:
         self.rng = np.random.default_rng(seed)
         self._plan: list[Move] = []
         self._expect: SeatView | None = None
+        self._turn_start: tuple[int, tuple[int, ...]] | None = None  # (turn, building values) at its first decision
 
     def act(self, observation: Mapping[str, Any]) -> int:
         raise ValueError(
@@ -358,6 +380,8 @@ class SearchAgent:
         """The action id (:func:`skipbo_env.encoding.encode_action`) to play in ``view``."""
         legal = self._legal(view, "act_view")
         self.decisions += 1
+        if self._turn_start is None or self._turn_start[0] != view.turn:
+            self._turn_start = (view.turn, view.building_values)
         if self._plan and self._expect is not None and _same(view, self._expect) and self._plan[0] in legal:
             move = self._plan.pop(0)
         else:
@@ -424,6 +448,7 @@ class SearchAgent:
         eng, K = self._engine, self._k
         m, c = self.worlds, len(paths)
         worlds = sample_states(view, self.rng, m)
+        weight = self._world_weights(view, worlds)
         for j, world in enumerate(worlds):
             eng.load_state(j, world)
         used = m * c
@@ -514,7 +539,23 @@ class SearchAgent:
             value = value - self.threat * np.where(running, opp, 0.0)
         if self.value:
             value = value + self.value * self._learned_value(running, me)
-        return value.reshape(c, m).mean(axis=1)
+        return value.reshape(c, m) @ weight
+
+    def _world_weights(self, view: SeatView, worlds: list[Any]) -> np.ndarray:
+        """Each world's weight (summing to 1) for ``infer`` (see the class docstring); equal
+        weights when the inference does not apply."""
+        m = len(worlds)
+        flat = np.full(m, 1.0 / m)
+        n = self.config.num_players
+        before = (view.seat - 1) % n
+        if (not self.infer or self._turn_start is None or self._turn_start[0] != view.turn or view.turn < 1
+                or self.config.team(before) == self.config.team(view.seat)):
+            return flat
+        hands = np.array([world.hands[before] for world in worlds], np.int64)
+        could = _stock_reachable(hands, view.discard_tops(before), self._turn_start[1], view.stock_tops[before])
+        miss = np.where(np.arange(m) < self._net_worlds, MISS_RATES[1], MISS_RATES[0])
+        weight = np.where(could, miss, 1.0)
+        return weight / weight.sum()
 
     def _learned_value(self, running: np.ndarray, seat: int) -> np.ndarray:
         """The value head's estimate of the seat's position in each running row (0 elsewhere)."""
@@ -590,6 +631,33 @@ def _reach_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
     chance = 1.0 - fail.prod(axis=1)
     chance = np.where(top == 13, 1.0, chance)
     return np.where(top == 0, 0.0, chance)
+
+
+def _stock_reachable(hands: np.ndarray, tops: tuple[int | None, ...], building: tuple[int, ...],
+                     stock_top: int | None) -> np.ndarray:
+    """Per row of ``hands`` (hand counts, ``(R, 14)``, index 13 = wild): can a seat holding that hand,
+    with discard tops ``tops``, play its number ``stock_top`` this turn, on building piles showing
+    ``building``? True when some pile's missing numbers (:func:`missing_numbers`, at most
+    :data:`_MAX_CHAIN`) are all in hand or on a discard top, wilds (in hand or on a discard top)
+    filling the gaps. Cards below the discard tops and the hand refill after an emptied hand
+    (R15) are left out, so a True is always a real chain. All False for a wild or no stock top."""
+    rows = hands.shape[0]
+    if stock_top is None or stock_top == WILD:
+        return np.zeros(rows, bool)
+    avail = hands[:, 1:WILD] > 0
+    jokers = hands[:, WILD].astype(np.int64)
+    for top in tops:
+        if top == WILD:
+            jokers = jokers + 1
+        elif top is not None:
+            avail[:, top - 1] = True
+    out = np.zeros(rows, bool)
+    for value in building:
+        if _LONG[value, stock_top]:
+            continue
+        need = _NEED[value, stock_top]
+        out |= (need & ~avail).sum(axis=1) <= jokers
+    return out
 
 
 def _same(a: SeatView, b: SeatView) -> bool:
