@@ -181,7 +181,7 @@ def main() -> None:
     parser.add_argument("--opponent-net", default=None,
                         help="agent file for --net-opponents (default: the table's shipped one)")
     parser.add_argument("--infer", type=int, choices=[0, 1], default=None,
-                        help="weigh the worlds by the last opponent turn (default: the agent's, on)")
+                        help="weigh the worlds by the last opponent turn (default: the agent's, off)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()
@@ -219,7 +219,7 @@ def main() -> None:
             f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
             f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
             f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "
-            f"net_opp={search.net_opponents} vs {args.opponent}, "
+            f"net_opp={search.net_opponents} infer={int(search.infer)} vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "
             f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}, "
             f"fair share {r['fair_share']:.3f}); "

@@ -395,8 +395,8 @@ def test_inference_weighs_worlds_by_the_last_opponent_turn():
     from skipbo_env.agents.search import MISS_RATES, _stock_reachable
 
     config = GameConfig()
-    agent = SearchAgent(config, seed=1, worlds=32, candidates=2, value=0.0, net_opponents=0.25)
-    assert agent.infer and not SearchAgent(GameConfig(num_players=3), worlds=2, candidates=2).infer  # defaults
+    assert not SearchAgent(config, worlds=2, candidates=2, value=0.0, net_opponents=0.0).infer  # off by default
+    agent = SearchAgent(config, seed=1, worlds=32, candidates=2, value=0.0, net_opponents=0.25, infer=True)
     with pytest.raises(TypeError, match="infer must be a bool"):
         SearchAgent(config, worlds=2, candidates=2, value=0.0, net_opponents=0.0, infer=1)
     bots = [load_agent("heuristic", config, seed=s) for s in range(2)]
@@ -422,8 +422,18 @@ def test_inference_weighs_worlds_by_the_last_opponent_turn():
                     agent.infer = False
                     assert np.allclose(agent._world_weights(view, worlds), 1 / 32)
                     agent.infer = True
-                    fresh = SearchAgent(config, worlds=32, candidates=2, value=0.0, net_opponents=0.25)
+                    fresh = SearchAgent(config, worlds=32, candidates=2, value=0.0, net_opponents=0.25, infer=True)
                     assert np.allclose(fresh._world_weights(view, worlds), 1 / 32)  # no memory of the turn start
                     checked += 1
             state.apply(decode_action(bots[seat].act_view(view), config))
     assert checked >= 5
+
+
+def test_stock_misses_benchmark_runs():
+    """benchmarks/stock_misses.py (the figures behind MISS_RATES) end to end on one game."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "benchmarks/stock_misses.py", "--games", "1", "--worlds", "4"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "heuristic:" in out and "miss rate" in out

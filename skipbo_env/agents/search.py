@@ -94,10 +94,11 @@ instead of the heuristic, by default where a shipped network fits the table (:da
 MISS_RATES = (0.01, 0.5)
 """For ``infer``: the chance that an opponent ends its turn with a play of its stock top in reach
 (a chain from its hand and discard tops, :func:`_stock_reachable`), under the heuristic's model of
-the opponent and under the network's (``net_opponents``) model. Measured in 60 games each against
-the heuristic (heuristic opponent: 0.1% of 2,903 turn ends left such a play where 15.3% of the
-sampled worlds had one; ``ppo-2p``: 7.4% of 2,722 where 14.6% had one, about half of the plays it
-could make; docs/search.md, round 11)."""
+the opponent and under the network's (``net_opponents``) model. Measured by
+``benchmarks/stock_misses.py`` in 60 games each against the heuristic (the heuristic as the
+opponent left such a play at 0.1% of 3,017 turn ends where 15.4% of the sampled worlds had one:
+0.004; ``ppo-2p`` at 7.0% of 2,726 where 13.5% had one: 0.515, about half the plays it could make;
+docs/search.md, round 11)."""
 DEFAULT_HORIZON = 0
 """Extra simulated rounds by default, at every table. One more round (``horizon=1``) fits the
 heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
@@ -233,8 +234,7 @@ class SearchAgent:
             :data:`MISS_RATES` (the heuristic's model; the network's in the ``net_opponents``
             worlds) instead of 1. Uses the building piles the agent saw at the first decision of
             its turn, so only when it was asked every decision of the turn (``act_view``).
-            ``None``: on where :data:`VALUE_NETS` has a network for the table (the 2-player game,
-            where it was measured), else off.
+            Off by default: measured in the 2-player game and not kept (docs/search.md, round 11).
     """
 
     name = "search"
@@ -263,7 +263,7 @@ class SearchAgent:
         value_net: str | os.PathLike | None = None,
         net_opponents: float | None = None,
         opponent_net: str | os.PathLike | None = None,
-        infer: bool | None = None,
+        infer: bool = False,
     ) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
@@ -333,10 +333,8 @@ class SearchAgent:
         if self._net_worlds:
             self.opponent_net = self._network_path(opponent_net, shipped, "net_opponents > 0", "net_opponents=0")
             self._opponent = self._load_net(self.opponent_net)
-        if infer is None:
-            infer = shipped is not None  # measured in the 2-player game (round 11); off elsewhere
         if not isinstance(infer, bool):
-            raise TypeError(f"infer must be a bool or None, got {type(infer).__name__}")
+            raise TypeError(f"infer must be a bool, got {type(infer).__name__}")
         self.infer = infer
         self.searches = 0
         self.decisions = 0
