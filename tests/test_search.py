@@ -382,6 +382,8 @@ def test_stock_reachable_reads_chains_from_hand_and_discard_tops():
     assert _stock_reachable(hands([]), (None, 4, None, None), (3, 0, 0, 0), 5).tolist() == [True]  # a discard top
     assert _stock_reachable(hands([]), (13, None, None, None), (3, 0, 0, 0), 5).tolist() == [True]  # a wild top
     assert _stock_reachable(hands([]), none, (4, 0, 0, 0), 5).tolist() == [True]  # fits now
+    assert _stock_reachable(hands([13], [4]), (13, None, None, None), (3, 0, 0, 0), 5, wilds=False).tolist() == [
+        False, True]  # without wilds: neither the hand's nor the discard top's
     wrap = _stock_reachable(hands([12, 1], [12], [12, 13], [1]), none, (11, 11, 11, 11), 2)
     assert wrap.tolist() == [True, False, True, False]  # 12 completes the pile, then 1 (R13)
     assert not _stock_reachable(hands([13, 13, 13]), none, (3, 0, 0, 0), 13).any()  # a wild stock top
@@ -391,7 +393,7 @@ def test_stock_reachable_reads_chains_from_hand_and_discard_tops():
 def test_inference_weighs_worlds_by_the_last_opponent_turn():
     """infer: at the seat's turn, sampled worlds in which the seat before it could have played its
     stock top on the piles it left weigh MISS_RATES (heuristic model; network model in the
-    net_opponents worlds), the others 1; equal weights without the turn-start memory or infer=False."""
+    net_opponents worlds; a chain without a wild or one that needs a wild), the others 1; equal weights without the turn-start memory or infer=False."""
     from skipbo_env.agents.search import MISS_RATES, _stock_reachable
 
     config = GameConfig()
@@ -412,12 +414,17 @@ def test_inference_weighs_worlds_by_the_last_opponent_turn():
                 seen_turn = state.turn
                 agent.act_view(view)  # remembers the piles the opponent left
                 worlds = [sample_state(view, np.random.default_rng(k)) for k in range(32)]
-                could = _stock_reachable(np.array([w.hands[1] for w in worlds]), view.discard_tops(1),
-                                         view.building_values, view.stock_tops[1])
+                hands = np.array([w.hands[1] for w in worlds])
+                args = (view.discard_tops(1), view.building_values, view.stock_tops[1])
+                could = _stock_reachable(hands, *args)
+                plain = _stock_reachable(hands, *args, wilds=False)
+                assert not (plain & ~could).any()
                 if could.any() and not could.all():
                     weight = agent._world_weights(view, worlds)
                     assert weight.sum() == pytest.approx(1.0)
-                    expect = np.where(could, np.where(np.arange(32) < agent._net_worlds, MISS_RATES[1], MISS_RATES[0]), 1.0)
+                    model = [MISS_RATES[1] if j < agent._net_worlds else MISS_RATES[0] for j in range(32)]
+                    expect = np.array([(rate[0] if p else rate[1] if c else 1.0)
+                                       for rate, p, c in zip(model, plain, could, strict=True)])
                     assert np.allclose(weight, expect / expect.sum())
                     agent.infer = False
                     assert np.allclose(agent._world_weights(view, worlds), 1 / 32)

@@ -91,14 +91,14 @@ DEFAULT_NET_OPPONENTS = 0.25
 """Share of the sampled worlds in which a network (``opponent_net``) plays the other seats' turns
 instead of the heuristic, by default where a shipped network fits the table (:data:`VALUE_NETS`);
 0 elsewhere (docs/search.md, round 9)."""
-MISS_RATES = (0.01, 0.5)
+MISS_RATES = ((0.01, 0.01), (0.01, 0.8))
 """For ``infer``: the chance that an opponent ends its turn with a play of its stock top in reach
 (a chain from its hand and discard tops, :func:`_stock_reachable`), under the heuristic's model of
-the opponent and under the network's (``net_opponents``) model. Measured by
-``benchmarks/stock_misses.py`` in 60 games each against the heuristic (the heuristic as the
-opponent left such a play at 0.1% of 3,017 turn ends where 15.4% of the sampled worlds had one:
-0.004; ``ppo-2p`` at 7.0% of 2,726 where 13.5% had one: 0.515, about half the plays it could make;
-docs/search.md, round 11)."""
+the opponent (first row) and under the network's (``net_opponents``, second row); per row, for a
+chain without a wild and for one that needs a wild. Measured by ``benchmarks/stock_misses.py`` in
+60 games each against the heuristic: the heuristic as the opponent left 0.1% of its turn ends with
+such a play (about 0.004 of the plays it could make); ``ppo-2p`` never left one without a wild but
+about 0.8 of those that need one: it keeps its wilds (docs/search.md, round 11)."""
 DEFAULT_HORIZON = 0
 """Extra simulated rounds by default, at every table. One more round (``horizon=1``) fits the
 heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
@@ -550,9 +550,11 @@ class SearchAgent:
                 or self.config.team(before) == self.config.team(view.seat)):
             return flat
         hands = np.array([world.hands[before] for world in worlds], np.int64)
-        could = _stock_reachable(hands, view.discard_tops(before), self._turn_start[1], view.stock_tops[before])
-        miss = np.where(np.arange(m) < self._net_worlds, MISS_RATES[1], MISS_RATES[0])
-        weight = np.where(could, miss, 1.0)
+        args = (view.discard_tops(before), self._turn_start[1], view.stock_tops[before])
+        plain = _stock_reachable(hands, *args, wilds=False)
+        could = _stock_reachable(hands, *args)
+        rates = np.array(MISS_RATES)[(np.arange(m) < self._net_worlds).astype(int)]  # [m, 2]: the world's model
+        weight = np.where(plain, rates[:, 0], np.where(could, rates[:, 1], 1.0))
         return weight / weight.sum()
 
     def _learned_value(self, running: np.ndarray, seat: int) -> np.ndarray:
@@ -632,21 +634,22 @@ def _reach_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
 
 
 def _stock_reachable(hands: np.ndarray, tops: tuple[int | None, ...], building: tuple[int, ...],
-                     stock_top: int | None) -> np.ndarray:
+                     stock_top: int | None, wilds: bool = True) -> np.ndarray:
     """Per row of ``hands`` (hand counts, ``(R, 14)``, index 13 = wild): can a seat holding that hand,
     with discard tops ``tops``, play its number ``stock_top`` this turn, on building piles showing
     ``building``? True when some pile's missing numbers (:func:`missing_numbers`, at most
     :data:`_MAX_CHAIN`) are all in hand or on a discard top, wilds (in hand or on a discard top)
     filling the gaps. Cards below the discard tops and the hand refill after an emptied hand
-    (R15) are left out, so a True is always a real chain. All False for a wild or no stock top."""
+    (R15) are left out, so a True is always a real chain. All False for a wild or no stock top.
+    ``wilds=False``: chains without a wild (hand and discard-top wilds left out)."""
     rows = hands.shape[0]
     if stock_top is None or stock_top == WILD:
         return np.zeros(rows, bool)
     avail = hands[:, 1:WILD] > 0
-    jokers = hands[:, WILD].astype(np.int64)
+    jokers = hands[:, WILD].astype(np.int64) if wilds else np.zeros(rows, np.int64)
     for top in tops:
         if top == WILD:
-            jokers = jokers + 1
+            jokers = jokers + int(wilds)
         elif top is not None:
             avail[:, top - 1] = True
     out = np.zeros(rows, bool)
