@@ -608,26 +608,46 @@ for _pile in range(12):
         _LONG[_pile, _target] = len(missing_numbers(_pile, _target)) > _MAX_CHAIN
 
 
+# _NEVER: the missing count of a pile whose chain is longer than _MAX_CHAIN (more than any wilds cover).
+_NEVER = 13
+
+
+def _available(hand: np.ndarray, tops: np.ndarray, wilds: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: which numbers 1..12 a seat can supply this turn without drawing (``(R, 12)`` bool: in
+    hand or on a discard top) and how many wilds it holds there (``(R,)``). ``hand``: counts of
+    values 1..13 (``(R, 13)``, the last column wilds); ``tops``: discard tops (``(R, 4)``, 0 for an
+    empty pile). ``wilds=False`` counts no wild."""
+    avail = hand[:, :12] > 0
+    for d in range(tops.shape[1]):
+        t = tops[:, d]
+        rows = np.nonzero((t >= 1) & (t <= 12))[0]
+        avail[rows, t[rows] - 1] = True
+    jokers = (hand[:, 12] + (tops == WILD).sum(axis=1)).astype(np.int64)
+    return avail, (jokers if wilds else np.zeros_like(jokers))
+
+
+def _missing(avail: np.ndarray, building: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per row and building pile (``(R, 4)``): how many of the numbers that must go on the pile
+    before ``target`` fits (R12, R13) the row cannot supply (``avail``, from :func:`_available`);
+    :data:`_NEVER` for chains longer than :data:`_MAX_CHAIN`. ``building``: ``(R, 4)`` pile values
+    0..11; ``target``: ``(R,)`` numbers 1..12 (0 rows give 0: no chain is needed)."""
+    need = _NEED[building, target[:, None]]  # [R, 4, 12]
+    missing = (need & ~avail[:, None, :]).sum(axis=2)
+    return np.where(_LONG[building, target[:, None]], _NEVER, missing)
+
+
 def _reach_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
     """Per engine row: the heuristic's ``reach_chance`` of ``seat``'s stock top from its hand and
     discard tops in the simulated state (each other missing number from unseen cards with chance
     ``q``). 1 for a wild top, 0 for an empty stock."""
     base = K.G_SEATS + seat * K.SEAT_HOT
-    hand = hot[:, base + K.S_HAND + 1: base + K.S_HAND + 14]  # values 1..13
-    tops = hot[:, base + K.S_TOP: base + K.S_TOP + 4]
-    avail = hand[:, :12] > 0
-    for d in range(4):
-        t = tops[:, d]
-        rows = np.nonzero((t >= 1) & (t <= 12))[0]
-        avail[rows, t[rows] - 1] = True
-    jokers = hand[:, 12] + (tops == 13).sum(axis=1)
+    avail, jokers = _available(hot[:, base + K.S_HAND + 1: base + K.S_HAND + 14],  # values 1..13
+                               hot[:, base + K.S_TOP: base + K.S_TOP + 4])
     top = hot[:, base + K.S_STOP]
-    number_top = np.where(top == 13, 0, top)
-    building = hot[:, K.G_BN: K.G_BN + 4]
-    need = _NEED[building, number_top[:, None]]  # [R, 4, 12]
-    missing = (need & ~avail[:, None, :]).sum(axis=2) - jokers[:, None]
-    fail = np.where(missing <= 0, 0.0, 1.0 - q ** np.maximum(missing, 1))
-    fail = np.where(_LONG[building, number_top[:, None]], 1.0, fail)
+    missing = _missing(avail, hot[:, K.G_BN: K.G_BN + 4], np.where(top == 13, 0, top))
+    short = missing - jokers[:, None]
+    fail = np.where(short <= 0, 0.0, 1.0 - q ** np.maximum(short, 1))
+    fail = np.where(missing == _NEVER, 1.0, fail)
     chance = 1.0 - fail.prod(axis=1)
     chance = np.where(top == 13, 1.0, chance)
     return np.where(top == 0, 0.0, chance)
@@ -645,20 +665,11 @@ def _stock_reachable(hands: np.ndarray, tops: tuple[int | None, ...], building: 
     rows = hands.shape[0]
     if stock_top is None or stock_top == WILD:
         return np.zeros(rows, bool)
-    avail = hands[:, 1:WILD] > 0
-    jokers = hands[:, WILD].astype(np.int64) if wilds else np.zeros(rows, np.int64)
-    for top in tops:
-        if top == WILD:
-            jokers = jokers + int(wilds)
-        elif top is not None:
-            avail[:, top - 1] = True
-    out = np.zeros(rows, bool)
-    for value in building:
-        if _LONG[value, stock_top]:
-            continue
-        need = _NEED[value, stock_top]
-        out |= (need & ~avail).sum(axis=1) <= jokers
-    return out
+    top_row = np.array([0 if t is None else t for t in tops], np.int64)
+    avail, jokers = _available(hands[:, 1:WILD + 1], np.broadcast_to(top_row, (rows, top_row.size)), wilds)
+    missing = _missing(avail, np.broadcast_to(np.array(building, np.int64), (rows, len(building))),
+                       np.full(rows, stock_top, np.int64))
+    return ((missing <= jokers[:, None]) & (missing != _NEVER)).any(axis=1)
 
 
 def _same(a: SeatView, b: SeatView) -> bool:
