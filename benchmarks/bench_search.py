@@ -60,8 +60,8 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     config = GameConfig(num_players=args.players, partner_game=args.partner)
     sides = config.num_teams
     extra = {key: getattr(args, key)
-             for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "value",
-                         "value_net", "net_opponents", "opponent_net")
+             for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "depth",
+                         "value", "value_net", "net_opponents", "opponent_net")
              if getattr(args, key) is not None}
     if args.infer is not None:
         extra["infer"] = bool(args.infer)
@@ -103,7 +103,7 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     rate = score / games
     return {
         "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].horizon,
-        "lead": searches[0].lead, "value": searches[0].value,
+        "depth": searches[0].depth, "lead": searches[0].lead, "value": searches[0].value,
         "net_opponents": searches[0].net_opponents, "opponent": args.opponent, "players": config.num_players,
         "partner": config.partner_game, "fair_share": 1 / sides,
         "games": games, "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
@@ -163,6 +163,8 @@ def main() -> None:
     parser.add_argument("--prior", type=float, default=2.0)
     parser.add_argument("--win", type=float, default=30.0)
     parser.add_argument("--horizon", type=int, default=None, help="extra rounds (default: the agent's, 0)")
+    parser.add_argument("--depth", type=int, default=None,
+                        help="other seats' turns simulated after the seat's own (default: all of them)")
     parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
     parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
     parser.add_argument("--reach-q", type=float, default=None)
@@ -217,6 +219,7 @@ def main() -> None:
         rows.append(r)
         print(
             f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
+            f"depth={search.depth} "
             f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
             f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "
             f"net_opp={search.net_opponents} infer={int(search.infer)} vs {args.opponent}, "

@@ -215,6 +215,53 @@ def test_a_longer_horizon_plays_legal_games():
     assert state.is_over
 
 
+def test_depth_defaults_to_every_other_seat_and_is_validated():
+    for n in (2, 3, 6):
+        assert SearchAgent(GameConfig(num_players=n), worlds=1, candidates=1).depth == n - 1
+    config = GameConfig(num_players=6)
+    assert SearchAgent(config, worlds=1, candidates=1, depth=2).depth == 2
+    for bad in (0, 6, 1.0, "1"):
+        with pytest.raises(ValueError, match=r"depth must be an int in 1\.\.5"):
+            SearchAgent(config, depth=bad)
+    # stopping before the seat's next turn leaves nothing for a longer horizon or the value to read
+    with pytest.raises(ValueError, match="depth 2 stops before the seat's next turn: it needs horizon 0"):
+        SearchAgent(config, depth=2, horizon=1)
+    with pytest.raises(ValueError, match="needs horizon 0 and value 0"):
+        SearchAgent(config, depth=2, value=1.0, value_net="unused.safetensors")
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_a_shorter_depth_stops_the_simulations_after_that_many_seats(depth):
+    """The simulations play the seat's turn and then ``depth`` other seats' turns: every world
+    still running stops with seat ``me + depth + 1`` to move; full depth is the default search."""
+    config = GameConfig(num_players=6, short_game=True)
+    state, rng = new_game(config, seed=2), np.random.default_rng(0)
+    while state.current != 2 or state.turn < 12:  # random play to a position some turns in, seat 2 to move
+        moves = state.view(state.current).legal_moves()
+        state.apply(moves[rng.integers(len(moves))])
+    view = state.view(2)
+    agent = SearchAgent(config, seed=0, worlds=4, candidates=3, depth=depth)
+    paths = agent.score_candidates(view)[0][:3]
+    assert len(paths) >= 2
+    agent._simulate(view, paths)
+    eng, K = agent._engine, agent._k
+    used = 4 * len(paths)
+    running = eng.hot[:used, K.G_DONE] == 0
+    assert running.any()
+    assert (eng.current[:used][running] == (2 + depth + 1) % 6).all()
+    full = SearchAgent(config, seed=0, worlds=4, candidates=3)
+    full._simulate(view, paths)
+    running = full._engine.hot[:used, K.G_DONE] == 0
+    assert (full._engine.current[:used][running] == 2).all()
+
+
+def test_a_shorter_depth_plays_legal_games():
+    config = GameConfig(num_players=4, short_game=True)
+    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, depth=1 + s % 3) for s in range(4)]
+    state, _ = _play(config, agents, seed=3)
+    assert state.is_over
+
+
 def test_a_candidate_move_made_illegal_by_a_hidden_refill_hands_over_to_the_rollout():
     """R19: a pile completed during the turn is shuffled into the empty draw pile and refills the
     emptied hand, so the planner's "end turn" after the last hand card is not legal in the worlds;

@@ -202,6 +202,10 @@ class SearchAgent:
         win: value of a game won (minus: lost) inside the simulated horizon, in stock cards.
         horizon: extra rounds (every seat's turn, played by the rollout agent) simulated after the
             other seats' turns; ``None``: :data:`DEFAULT_HORIZON`.
+        depth: how many of the other seats' turns (the next ones in play order) the simulations play
+            after the seat's own before the position is scored; ``None``: all of them
+            (``num_players - 1``: up to the seat's next turn). Fewer needs ``horizon`` 0 and
+            ``value`` 0 (the value reads the seat's position when it is to move again).
         lead: with several opposing sides (3+ players, the 6-player partner game), the weight (0..1)
             of the leading side's stock (the smallest) in the stock race; the rest is the mean over
             the opposing sides. No effect with one opposing side.
@@ -249,6 +253,7 @@ class SearchAgent:
         prior: float = DEFAULT_PRIOR,
         win: float = DEFAULT_WIN,
         horizon: int | None = None,
+        depth: int | None = None,
         lead: float = DEFAULT_LEAD,
         reach: float = DEFAULT_REACH,
         threat: float = DEFAULT_THREAT,
@@ -286,6 +291,12 @@ class SearchAgent:
         if type(horizon) is not int or not 0 <= horizon <= MAX_HORIZON:
             raise ValueError(f"horizon must be an int in 0..{MAX_HORIZON}, got {horizon!r}")
         self.horizon = horizon
+        others = config.num_players - 1
+        if depth is None:
+            depth = others
+        if type(depth) is not int or not 1 <= depth <= others:
+            raise ValueError(f"depth must be an int in 1..{others} (the other seats), got {depth!r}")
+        self.depth = depth
         lead = float(lead)
         if not 0.0 <= lead <= 1.0:  # NaN fails too
             raise ValueError(f"lead must be in 0..1, got {lead!r}")
@@ -315,6 +326,9 @@ class SearchAgent:
         self.value = float(value)
         if not np.isfinite(self.value) or self.value < 0:
             raise ValueError(f"value must be a finite weight >= 0, got {value!r}")
+        if self.depth < others and (self.horizon or self.value):
+            raise ValueError(f"depth {self.depth} stops before the seat's next turn: it needs horizon 0 and value 0, "
+                             f"got horizon {self.horizon} and value {self.value}")
         if net_opponents is None:
             net_opponents = DEFAULT_NET_OPPONENTS if shipped is not None else 0.0
         share = float(net_opponents)
@@ -486,7 +500,8 @@ class SearchAgent:
         me = view.seat
         n = self.config.num_players
         after = np.full(eng.batch_size, (me + 1) % n, np.int64)
-        mine = np.full(eng.batch_size, me, np.int64)
+        stop = (me + self.depth + 1) % n  # the first seat not simulated (``me`` at full depth)
+        until = np.full(eng.batch_size, stop, np.int64)
         self._hstate[:] = 0  # rollout heuristics start without plans
         state = (self._hweights, self._plans, self._hstate, self._hexpect)
         args = (eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self._seat_kind)
@@ -496,10 +511,10 @@ class SearchAgent:
         def advance(learner: np.ndarray) -> None:
             K.learner_advance(*args, learner, *state)
 
-        def others() -> None:  # the other seats' turns, up to the seat's next one
+        def others() -> None:  # the other seats' turns, up to the seat's next one (or ``depth`` of them)
             if net_rows.size:
-                self._net_turns(net_rows, me)  # the network plays them in these worlds (learner_advance then skips them)
-            advance(mine)
+                self._net_turns(net_rows, stop)  # the network plays them in these worlds (learner_advance then skips them)
+            advance(until)
 
         advance(after)  # the rollout agent finishes the seat's turn
         reply: float | np.ndarray = 0.0
@@ -569,12 +584,12 @@ class SearchAgent:
                 out[rows] = self._value_policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
         return out
 
-    def _net_turns(self, rows: np.ndarray, seat: int) -> None:
-        """The network plays every other seat in ``rows`` (its greedy legal action, one batch per
-        step) until ``seat`` is to move or the game ends."""
+    def _net_turns(self, rows: np.ndarray, until: int) -> None:
+        """The network plays every seat in ``rows`` (its greedy legal action, one batch per step)
+        until seat ``until`` is to move or the game ends."""
         eng = self._engine
         while True:
-            live = rows[(eng.hot[rows, self._k.G_DONE] == 0) & (eng.current[rows] != seat)]
+            live = rows[(eng.hot[rows, self._k.G_DONE] == 0) & (eng.current[rows] != until)]
             if not live.size:
                 return
             obs = eng.observe_rows(live, eng.current[live])
