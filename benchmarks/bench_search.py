@@ -70,6 +70,7 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
                             horizon=args.horizon, rollout=args.rollout, **extra) for _ in range(mine)]
     opponents = [load_agent(args.opponent, config) for _ in range(config.num_players - mine)]
     score = 0.0
+    outcomes: list[float] = []  # per game in play order: 1 won, 0.5 drawn (no winner), 0 lost
     decided = 0.0
     games = 0
     start = time.perf_counter()
@@ -93,7 +94,8 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
                     opponent.seed(game_seed + 1 + k)
                 agents[seat] = opponent
             winner, spent = play(new_game(config, seed=derive_seed(args.seed, deal)), agents)
-            score += 1.0 if winner in seats else 0.5 if winner is None else 0.0
+            outcomes.append(1.0 if winner in seats else 0.5 if winner is None else 0.0)
+            score += outcomes[-1]
             decided += sum(spent[s] for s in seats)
             games += 1
             bar.update()
@@ -106,7 +108,8 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
         "depth": searches[0].depth, "lead": searches[0].lead, "value": searches[0].value,
         "net_opponents": searches[0].net_opponents, "opponent": args.opponent, "players": config.num_players,
         "partner": config.partner_game, "fair_share": 1 / sides,
-        "games": games, "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
+        "games": games, "wins": outcomes.count(1.0), "draws": outcomes.count(0.5), "outcomes": outcomes,
+        "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
         "ms_per_decision": decided / max(1, decisions()) * 1e3,
         "ms_per_search": decided / max(1, sum(s.searches for s in searches)) * 1e3, "games_per_s": games / elapsed,
         "search": searches[0],
@@ -224,7 +227,8 @@ def main() -> None:
             f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "
             f"net_opp={search.net_opponents} infer={int(search.infer)} vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "
-            f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games (seed {args.seed}, "
+            f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games ({r['wins']} won, {r['draws']} drawn; "
+            f"seed {args.seed}, "
             f"fair share {r['fair_share']:.3f}); "
             f"{r['ms_per_decision']:.2f} ms/decision ({search.decisions} decisions, {search.searches} searches, "
             f"{r['ms_per_search']:.2f} ms/search); {r['games_per_s']:.2f} games/s", flush=True
