@@ -216,8 +216,11 @@ def test_a_longer_horizon_plays_legal_games():
 
 
 def test_depth_defaults_to_every_other_seat_and_is_validated():
-    for n in (2, 3, 6):
+    # every other seat by default; the next seat alone at 6 players (docs/search.md, round 12)
+    for n in (2, 3, 4, 5):
         assert SearchAgent(GameConfig(num_players=n), worlds=1, candidates=1).depth == n - 1
+    assert SearchAgent(GameConfig(num_players=6), worlds=1, candidates=1).depth == 1
+    assert SearchAgent(GameConfig(num_players=6, partner_game=True), worlds=1, candidates=1).depth == 5
     config = GameConfig(num_players=6)
     assert SearchAgent(config, worlds=1, candidates=1, depth=2).depth == 2
     for bad in (0, 6, 1.0, "1"):
@@ -233,7 +236,7 @@ def test_depth_defaults_to_every_other_seat_and_is_validated():
 @pytest.mark.parametrize("depth", [1, 3])
 def test_a_shorter_depth_stops_the_simulations_after_that_many_seats(depth):
     """The simulations play the seat's turn and then ``depth`` other seats' turns: every world
-    still running stops with seat ``me + depth + 1`` to move; full depth is the default search."""
+    still running stops with seat ``me + depth + 1`` to move; depth 5 plays up to the seat's next turn."""
     config = GameConfig(num_players=6, short_game=True)
     state, rng = new_game(config, seed=2), np.random.default_rng(0)
     while state.current != 2 or state.turn < 12:  # random play to a position some turns in, seat 2 to move
@@ -249,7 +252,7 @@ def test_a_shorter_depth_stops_the_simulations_after_that_many_seats(depth):
     running = eng.hot[:used, K.G_DONE] == 0
     assert running.any()
     assert (eng.current[:used][running] == (2 + depth + 1) % 6).all()
-    full = SearchAgent(config, seed=0, worlds=4, candidates=3)
+    full = SearchAgent(config, seed=0, worlds=4, candidates=3, depth=5)
     full._simulate(view, paths)
     running = full._engine.hot[:used, K.G_DONE] == 0
     assert (full._engine.current[:used][running] == 2).all()

@@ -104,6 +104,12 @@ DEFAULT_HORIZON = 0
 heuristic that plays the simulations: with two players it won 69.3% against the heuristic where 0
 won 68.1% (same 1,000 deals), but 56.7% against ``ppo-2p`` where 0 won 64.3% of the first 384 of
 the same deals, at twice the time per decision (docs/search.md, rounds 4 and 6)."""
+DEFAULT_DEPTHS = {6: 1}
+"""Other seats' turns simulated after the seat's own by default, per number of players (games
+without partners); every other seat (up to the seat's next turn) at the tables not listed. At 6
+players the next seat alone won 93 of 360 games against five heuristics where every seat won 73
+on the same deals (docs/search.md, round 12): the four later seats' simulated turns add more noise
+than signal about the turn being chosen, at twice the time."""
 ROLLOUTS = {"greedy": 2, "heuristic": 4}
 """Rollout agents (in-engine kinds) that finish the turn and play the other seats."""
 DEFAULT_ROLLOUT = "heuristic"
@@ -203,8 +209,9 @@ class SearchAgent:
         horizon: extra rounds (every seat's turn, played by the rollout agent) simulated after the
             other seats' turns; ``None``: :data:`DEFAULT_HORIZON`.
         depth: how many of the other seats' turns (the next ones in play order) the simulations play
-            after the seat's own before the position is scored; ``None``: all of them
-            (``num_players - 1``: up to the seat's next turn). Fewer needs ``horizon`` 0 and
+            after the seat's own before the position is scored; ``None``: :data:`DEFAULT_DEPTHS`
+            where it lists the table, else all of them (``num_players - 1``: up to the seat's next
+            turn). Fewer needs ``horizon`` 0 and
             ``value`` 0 (the value reads the seat's position when it is to move again).
         lead: with several opposing sides (3+ players, the 6-player partner game), the weight (0..1)
             of the leading side's stock (the smallest) in the stock race; the rest is the mean over
@@ -293,7 +300,7 @@ class SearchAgent:
         self.horizon = horizon
         others = config.num_players - 1
         if depth is None:
-            depth = others
+            depth = others if config.partner_game else DEFAULT_DEPTHS.get(config.num_players, others)
         if type(depth) is not int or not 1 <= depth <= others:
             raise ValueError(f"depth must be an int in 1..{others} (the other seats), got {depth!r}")
         self.depth = depth
