@@ -16,7 +16,8 @@ For each decision that the previous plan did not foresee, the agent
    in-engine ``rollout`` agent (default the heuristic, compiled, one plan per
    world and seat; ``"greedy"`` is cheaper and weaker) finishes the turn and
    plays every other seat's turn, up to the start of the seat's next turn
-   (``horizon`` extra rounds of all seats' turns may follow: none by default,
+   (only the next ``depth`` seats' turns: by default all of them, except at 6
+   players, see :data:`DEFAULT_DEPTHS`; ``horizon`` extra rounds of all seats' turns may follow: none by default,
    see :data:`DEFAULT_HORIZON` and docs/search.md); in a share ``net_opponents``
    of the worlds (by default a quarter in the 2-player game) a network, the
    shipped ``ppo-2p``, plays the other seats instead: a second opponent model;
