@@ -110,7 +110,9 @@ DEFAULT_DEPTHS = {6: 1}
 without partners); every other seat (up to the seat's next turn) at the tables not listed. At 6
 players the next seat alone won 93 of 360 games against five heuristics where every seat won 73
 on the same deals (docs/search.md, round 12): the four later seats' simulated turns add more noise
-than signal about the turn being chosen, at twice the time."""
+than signal about the turn being chosen, at twice the time. At 4 players (and the partner game) the
+next seat alone won a few games fewer than every seat (100 against 108 of 300; 126 against 133 of
+160), so those tables simulate every seat."""
 ROLLOUTS = {"greedy": 2, "heuristic": 4}
 """Rollout agents (in-engine kinds) that finish the turn and play the other seats."""
 DEFAULT_ROLLOUT = "heuristic"
