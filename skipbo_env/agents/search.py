@@ -16,9 +16,10 @@ For each decision that the previous plan did not foresee, the agent
    in-engine ``rollout`` agent (default the heuristic, compiled, one plan per
    world and seat; ``"greedy"`` is cheaper and weaker) finishes the turn and
    plays every other seat's turn, up to the start of the seat's next turn
-   (only the next ``depth`` seats' turns: by default all of them, except at 6
-   players, see :data:`DEFAULT_DEPTHS`; ``horizon`` extra rounds of all seats' turns may follow: none by default,
-   see :data:`DEFAULT_HORIZON` and docs/search.md); in a share ``net_opponents``
+   (or only the next ``depth`` seats' turns: by default all of them, except at
+   6 players, see :data:`DEFAULT_DEPTHS`; ``horizon`` extra rounds of all
+   seats' turns may follow: none by default, see :data:`DEFAULT_HORIZON` and
+   docs/search.md); in a share ``net_opponents``
    of the worlds (by default a quarter in the 2-player game) a network, the
    shipped ``ppo-2p``, plays the other seats instead: a second opponent model;
 4. **scores** each candidate by the mean over worlds of the stock race at that
@@ -214,8 +215,8 @@ class SearchAgent:
         depth: how many of the other seats' turns (the next ones in play order) the simulations play
             after the seat's own before the position is scored; ``None``: :data:`DEFAULT_DEPTHS`
             where it lists the table, else all of them (``num_players - 1``: up to the seat's next
-            turn). Fewer needs ``horizon`` 0 and
-            ``value`` 0 (the value reads the seat's position when it is to move again).
+            turn). Fewer needs ``horizon`` 0 and ``value`` 0 (the value reads the seat's position
+            when it is to move again).
         lead: with several opposing sides (3+ players, the 6-player partner game), the weight (0..1)
             of the leading side's stock (the smallest) in the stock race; the rest is the mean over
             the opposing sides. No effect with one opposing side.
