@@ -69,7 +69,6 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     searches = [SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
                             horizon=args.horizon, rollout=args.rollout, **extra) for _ in range(mine)]
     opponents = [load_agent(args.opponent, config) for _ in range(config.num_players - mine)]
-    score = 0.0
     outcomes: list[float] = []  # per game in play order: 1 won, 0.5 drawn (no winner), 0 lost
     decided = 0.0
     games = 0
@@ -95,14 +94,13 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
                 agents[seat] = opponent
             winner, spent = play(new_game(config, seed=derive_seed(args.seed, deal)), agents)
             outcomes.append(1.0 if winner in seats else 0.5 if winner is None else 0.0)
-            score += outcomes[-1]
             decided += sum(spent[s] for s in seats)
             games += 1
             bar.update()
-            bar.set_postfix(win=f"{score / games:.1%}", ms=f"{decided / max(1, decisions()) * 1e3:.1f}")
+            bar.set_postfix(win=f"{sum(outcomes) / games:.1%}", ms=f"{decided / max(1, decisions()) * 1e3:.1f}")
     bar.close()
     elapsed = time.perf_counter() - start
-    rate = score / games
+    rate = sum(outcomes) / games
     return {
         "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].horizon,
         "depth": searches[0].depth, "lead": searches[0].lead, "value": searches[0].value,
