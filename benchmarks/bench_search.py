@@ -34,7 +34,7 @@ from tqdm import tqdm
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from skipbo_env.agents.registry import derive_seed, load_agent  # noqa: E402
-from skipbo_env.agents.search import SearchAgent  # noqa: E402
+from skipbo_env.agents.search import DEFAULT_PRIOR, DEFAULT_WIN, SearchAgent  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
@@ -161,11 +161,12 @@ def main() -> None:
     parser.add_argument("--include", nargs="*", default=[], metavar="JSON",
                         help="figures saved by earlier runs (--save), added to the table and the plot")
     parser.add_argument("--rollout", default="heuristic", choices=["heuristic", "greedy"])
-    parser.add_argument("--prior", type=float, default=2.0)
-    parser.add_argument("--win", type=float, default=30.0)
+    parser.add_argument("--prior", type=float, default=DEFAULT_PRIOR)
+    parser.add_argument("--win", type=float, default=DEFAULT_WIN)
     parser.add_argument("--horizon", type=int, default=None, help="extra rounds (default: the agent's, 0)")
     parser.add_argument("--depth", type=int, default=None,
-                        help="other seats' turns simulated after the seat's own (default: all of them)")
+                        help="other seats' turns simulated after the seat's own (default: the agent's, "
+                             "DEFAULT_DEPTHS: 1 in the non-partner 6-player game, else all of them)")
     parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
     parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
     parser.add_argument("--reach-q", type=float, default=None)
