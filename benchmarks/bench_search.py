@@ -34,7 +34,7 @@ from tqdm import tqdm
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from skipbo_env.agents.registry import derive_seed, load_agent  # noqa: E402
-from skipbo_env.agents.search import DEFAULT_PRIOR, DEFAULT_WIN, SearchAgent  # noqa: E402
+from skipbo_env.agents.search import DEFAULT_DEPTHS, DEFAULT_PRIOR, DEFAULT_WIN, SearchAgent  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
@@ -166,7 +166,7 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=None, help="extra rounds (default: the agent's, 0)")
     parser.add_argument("--depth", type=int, default=None,
                         help="other seats' turns simulated after the seat's own (default: the agent's, "
-                             "DEFAULT_DEPTHS: 1 in the non-partner 6-player game, else all of them)")
+                             f"by players outside the partner game {DEFAULT_DEPTHS}, else all of them)")
     parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
     parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
     parser.add_argument("--reach-q", type=float, default=None)
