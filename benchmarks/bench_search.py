@@ -34,7 +34,14 @@ from tqdm import tqdm
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from skipbo_env.agents.registry import derive_seed, load_agent  # noqa: E402
-from skipbo_env.agents.search import DEFAULT_DEPTHS, DEFAULT_PRIOR, DEFAULT_WIN, SearchAgent  # noqa: E402
+from skipbo_env.agents.search import (  # noqa: E402
+    DEFAULT_DEPTHS,
+    DEFAULT_PRIOR,
+    DEFAULT_WIN,
+    DEFAULT_WORLDS,
+    DEFAULT_WORLDS_BY_PLAYERS,
+    SearchAgent,
+)
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
@@ -55,7 +62,7 @@ def play(state, agents) -> tuple[int | None, dict[int, float]]:
     return state.winner, spent
 
 
-def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
+def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> dict:
     """Play ``args.games`` paired games of the search agent at one budget; its figures."""
     config = GameConfig(num_players=args.players, partner_game=args.partner)
     sides = config.num_teams
@@ -68,6 +75,7 @@ def measure(args: argparse.Namespace, worlds: int, candidates: int) -> dict:
     mine = len(config.team_seats(0))  # the search agent's seats per game (one agent each: plans are per seat)
     searches = [SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
                             horizon=args.horizon, rollout=args.rollout, **extra) for _ in range(mine)]
+    worlds = searches[0].worlds  # None above: the agent's default for the table
     opponents = [load_agent(args.opponent, config) for _ in range(config.num_players - mine)]
     outcomes: list[float] = []  # per game in play order: 1 won, 0.5 drawn (no winner), 0 lost
     decided = 0.0
@@ -152,7 +160,9 @@ def main() -> None:
                         help="games, a multiple of the sides (players; teams with --partner): paired deals")
     parser.add_argument("--players", type=int, default=2, help="players at the table (2..6)")
     parser.add_argument("--partner", action="store_true", help="the partner game (4 or 6 players)")
-    parser.add_argument("--worlds", type=int, default=32)
+    parser.add_argument("--worlds", type=int, default=None,
+                        help=f"sampled worlds per search (default: the agent's, by players outside the partner "
+                             f"game {DEFAULT_WORLDS_BY_PLAYERS}, else {DEFAULT_WORLDS})")
     parser.add_argument("--candidates", type=int, default=12)
     parser.add_argument("--budgets", nargs="*", default=None, metavar="W:C",
                         help="several budgets (worlds:candidates) in one run, instead of --worlds/--candidates")
@@ -201,7 +211,7 @@ def main() -> None:
         parser.error(str(exc))
     if args.games < config.num_teams or args.games % config.num_teams:
         parser.error(f"--games must be a positive multiple of {config.num_teams} (the sides), got {args.games}")
-    budgets = [(args.worlds, args.candidates)]
+    budgets: list[tuple[int | None, int]] = [(args.worlds, args.candidates)]
     if args.budgets:
         try:
             budgets = [tuple(int(x) for x in b.split(":")) for b in args.budgets]  # type: ignore[misc]
@@ -220,7 +230,7 @@ def main() -> None:
         search = r.pop("search")
         rows.append(r)
         print(
-            f"search W={worlds} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
+            f"search W={r['worlds']} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
             f"depth={search.depth} "
             f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
             f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "

@@ -125,7 +125,8 @@ def test_registry_specs():
     assert "search" in known_agents()
     config = GameConfig()
     agent = load_agent("search", config, seed=0)
-    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (32, 12)
+    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (64, 12)  # 2 players: 64 worlds
+    assert parse_search_spec("search") == {"worlds": None, "candidates": 12}  # None: the table's default
     agent = load_agent("search:3", config, seed=0)
     assert (agent.worlds, agent.candidates) == (3, 12)
     agent = load_agent("search:5:2", config, seed=0)
@@ -231,6 +232,17 @@ def test_depth_defaults_to_every_other_seat_and_is_validated():
         SearchAgent(config, depth=2, horizon=1)
     with pytest.raises(ValueError, match="needs horizon 0 and value 0"):
         SearchAgent(config, depth=2, value=1.0, value_net="unused.safetensors")
+
+
+def test_worlds_default_by_table_and_explicit_worlds_win():
+    # 64 worlds in the 2-player game, 32 at the other tables and in the partner games (docs/search.md, round 15)
+    assert SearchAgent(GameConfig(), value=0.0, net_opponents=0.0).worlds == 64
+    for config in (GameConfig(num_players=3), GameConfig(num_players=6), GameConfig(num_players=4, partner_game=True)):
+        assert SearchAgent(config).worlds == 32
+    assert SearchAgent(GameConfig(), worlds=8, value=0.0, net_opponents=0.0).worlds == 8
+    # the network plays its share of the table's worlds: a quarter of 64
+    assert SearchAgent(GameConfig(), value=0.0)._net_worlds == 16
+    assert load_agent("search:32", GameConfig(), seed=0)._net_worlds == 8
 
 
 @pytest.mark.parametrize("depth", [1, 3])
