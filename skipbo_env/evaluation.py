@@ -18,7 +18,8 @@ docs/baselines.md.
 tournament of ``--games`` games (``--pair-games A:B=N`` for particular pairs), then pairwise
 win rates and OpenSkill ratings pooled over all the games
 (:func:`skipbo_env.agents.ladder.run_ladder`); it writes ``ladder.json``, ``ladder.md``,
-``ladder.png`` and ``games.csv`` (every game of every pair) to ``--out``.
+``ladder.png`` and ``games.csv`` (every game of every pair) to ``--out``. ``--reuse DIR`` takes
+the pairs an earlier ladder (its ``--out``) already played instead of playing them again.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
     parser.add_argument(
         "--pair-games", action="append", default=[], metavar="SPEC1:SPEC2=N",
         help="with --ladder: N games for this pair instead of --games (repeatable)",
+    )
+    parser.add_argument(
+        "--reuse", action="append", default=[], metavar="DIR",
+        help="with --ladder: take the pairs that the ladder in DIR (an earlier --out) already played, "
+        "where the game, the two agents, the pair's seed and its game count match, instead of playing "
+        "them again; each one's first deal is replayed as a check (repeatable)",
     )
     parser.add_argument(
         "--allow-pickle", action="store_true",
@@ -130,6 +137,8 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
         return ladder_main(parser, args, config)
     if args.pair_games:
         parser.error("--pair-games needs --ladder")
+    if args.reuse:
+        parser.error("--reuse needs --ladder")
     specs = tuple(os.fspath(a) for a in args.agents)
     out = args.out or os.path.join("runs", "evaluate", default_run_name(participant_labels(specs), config, args.seed))
     for flag, folder in (("--out", out), ("--save-records", args.save_records)):
@@ -192,7 +201,7 @@ def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, confi
         result = run_ladder(
             specs, config, games=args.games, seed=args.seed, pair_games=pair_games, workers=args.workers,
             progress=None if args.no_progress else progress, records_dir=args.save_records,
-            allow_pickle=args.allow_pickle, batch_size=args.batch_size,
+            allow_pickle=args.allow_pickle, batch_size=args.batch_size, reuse=args.reuse,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -9,7 +9,14 @@ import pytest
 
 import evaluate  # the repository script (tests run from the repository root)
 from skipbo_env.agents import ladder as ladder_module
-from skipbo_env.agents.ladder import LadderResult, pair_seed, parse_pair_games, run_ladder
+from skipbo_env.agents.ladder import (
+    LadderResult,
+    pair_seed,
+    parse_pair_games,
+    read_ladder,
+    run_ladder,
+    write_ladder_outputs,
+)
 from skipbo_env.agents.tournament import run_tournament
 from skipbo_env.rules import GameConfig
 
@@ -227,3 +234,109 @@ def test_cli_ladder_errors(argv, message, capsys, tmp_path):
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+# ========================================================================== reuse
+@pytest.fixture(scope="module")
+def pair_folder(tmp_path_factory):
+    """An earlier ladder of one of the trio's pairs (greedy vs heuristic), as evaluate.py writes it."""
+    folder = tmp_path_factory.mktemp("earlier")
+    earlier = run_ladder(["heuristic", "greedy"], SHORT, games=20, seed=3)
+    write_ladder_outputs(earlier, folder, {})
+    return folder
+
+
+def test_read_ladder_gives_back_the_ladder_with_its_games(trio, tmp_path):
+    write_ladder_outputs(trio, tmp_path, {"workers": 1})
+    back = read_ladder(tmp_path)
+    assert back == trio  # pairs with every game, ratings, settings
+    assert [p.game_results for p in back.pairs] == [p.game_results for p in trio.pairs]
+
+
+def test_reused_pairs_give_the_ladder_that_playing_them_gives(trio, pair_folder):
+    lines = []
+    reused = run_ladder(TRIO, SHORT, games=20, seed=3, pair_games={("heuristic", "random"): 6},
+                        reuse=[pair_folder], progress=lines.append)
+    assert reused == trio  # the same pairs, games and ratings as the ladder that played everything
+    assert [p.reused_from for p in reused.pairs] == ["", "", str(pair_folder)]
+    assert any("greedy vs heuristic: 20 games reused from" in line for line in lines)
+    assert any(line.startswith("reuse: replaying the first deal of greedy vs heuristic") for line in lines)
+    assert "(reused)" in reused.to_markdown().splitlines()[-1]
+    # another ladder seed means other deals: nothing to reuse, every pair is played
+    other = run_ladder(["greedy", "heuristic"], SHORT, games=2, seed=4, reuse=[pair_folder])
+    assert [p.reused_from for p in other.pairs] == [""]
+
+
+def _copy(folder, tmp_path):
+    import shutil
+
+    return shutil.copytree(folder, tmp_path / "copy")
+
+
+def _edit_games(folder, line, column, value):
+    path = folder / "games.csv"
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    rows[line][rows[0].index(column)] = value
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+
+
+def test_a_reused_pair_must_still_play_its_first_deal_the_same(pair_folder, tmp_path):
+    changed = _copy(pair_folder, tmp_path)
+    _edit_games(changed, 1, "turns", "999")  # as if an agent played differently when the folder was written
+    with pytest.raises(ValueError, match="plays differently now"):
+        run_ladder(TRIO, SHORT, games=20, seed=3, reuse=[changed])
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ((1, "winner_agent", "random"), r"games.csv:2: winner_agent 'random' is not the agent"),
+        ((3, "seat0", "random"), r"games.csv:4: seats .* name an agent outside the pair"),
+        ((2, "pair_seed", "12"), r"games.csv:3: pair_seed 12 is not the pair's seed"),
+        ((1, "index", "x"), r"games.csv:2: index must be an int"),
+        ((5, "index", "6"), r"has 20 games \(indices in order\)"),
+    ],
+)
+def test_a_corrupt_games_file_is_named(pair_folder, tmp_path, edit, message):
+    broken = _copy(pair_folder, tmp_path)
+    _edit_games(broken, *edit)
+    with pytest.raises(ValueError, match=message):
+        read_ladder(broken)
+
+
+def test_reuse_errors(pair_folder, tmp_path):
+    with pytest.raises(ValueError, match="no ladder.json"):
+        run_ladder(TRIO, SHORT, games=20, seed=3, reuse=[tmp_path / "missing"])
+    with pytest.raises(ValueError, match="played on another game"):
+        run_ladder(["greedy", "heuristic"], GameConfig(), games=20, seed=3, reuse=[pair_folder])
+    with pytest.raises(ValueError, match="played 20 games there and 4 in this ladder"):
+        run_ladder(["greedy", "heuristic"], SHORT, games=4, seed=3, reuse=[pair_folder])
+    with pytest.raises(ValueError, match="is in both"):
+        run_ladder(["greedy", "heuristic"], SHORT, games=20, seed=3, reuse=[pair_folder, _copy(pair_folder, tmp_path)])
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "ladder.json").write_text("{")
+    with pytest.raises(ValueError, match="cannot be read as JSON"):
+        read_ladder(tmp_path / "bad")
+    (tmp_path / "bad" / "ladder.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a ladder result"):
+        read_ladder(tmp_path / "bad")
+    with pytest.raises(TypeError, match="sequence of folders"):
+        run_ladder(TRIO, SHORT, games=20, seed=3, reuse=str(pair_folder))
+
+
+def test_cli_ladder_reuse(pair_folder, capsys, tmp_path):
+    out = tmp_path / "out"
+    code = evaluate.main(["--ladder", "greedy", "heuristic", "--games", "20", "--short", "--seed", "3",
+                          "--workers", "1", "--reuse", str(pair_folder), "--out", str(out)])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "(reused)" in captured.out and "20 games reused from" in captured.err
+    mine, earlier = read_ladder(out), read_ladder(pair_folder)  # the earlier ladder listed them the other way
+    assert mine.specs == ("greedy", "heuristic") and earlier.specs == ("heuristic", "greedy")
+    assert mine.pairs[0].game_results == earlier.pairs[0].game_results
+    assert (mine.pairs[0].wins_a, mine.pairs[0].wins_b) == (earlier.pairs[0].wins_b, earlier.pairs[0].wins_a)
+    with pytest.raises(SystemExit):
+        evaluate.main(["--agents", "greedy", "heuristic", "--reuse", str(pair_folder), "--out", str(tmp_path / "x")])
+    assert "--reuse needs --ladder" in capsys.readouterr().err

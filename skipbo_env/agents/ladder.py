@@ -16,6 +16,13 @@ How a ladder is played and summarised (docs/baselines.md, "Ladder", has the ship
   other agent second; a truncated game is a draw). The pooled order is fixed: game ``i`` of a pair
   of ``n`` games sits at ``(i + 1/2) / n``, ties in pair order, so every pair's games are spread
   evenly over the whole sequence whatever their counts. ``ordinal`` is ``mu - 3 sigma``.
+* **Reusing pairs.** A pair's games depend only on the ladder seed, the game and its two agents,
+  so a ladder can take the pairs an earlier ladder already played (``reuse``, ``evaluate.py
+  --reuse DIR``: a folder that :func:`write_ladder_outputs` wrote, read by :func:`read_ladder`)
+  instead of playing them again: adding an agent to a ladder plays only the new agent's pairs.
+  A pair is reused when an earlier ladder of the same game has the same two specs, the same pair
+  seed and the same number of games; its first deal is replayed and must give the same games
+  (an agent that changed since, say a new default, fails this check with an error).
 * **Fair seats only.** Both agents of a pair must hold the same share of the seats, so the game
   must have an even number of sides (2, 4 or 6 players; the partner game with 4 players).
 """
@@ -75,6 +82,9 @@ class PairResult:
     game_results: tuple[GameResult, ...] = field(default=(), repr=False)
     """The pair's games, agent indices local to the pair (0 is the spec that sorts first); empty
     for a result read back from JSON."""
+    reused_from: str = field(default="", compare=False)
+    """The folder of the earlier ladder whose games this pair reused (``""``: played by this ladder;
+    :attr:`wall_seconds` is then the earlier ladder's time for the pair)."""
 
     def wins(self, agent: int) -> int:
         """Games of this pair won by ladder agent ``agent``."""
@@ -245,7 +255,7 @@ class LadderResult:
             la, lb = self.labels[p.a], self.labels[p.b]
             lines.append(
                 f"| {la} vs {lb} | {p.games} | {p.wins_a} : {p.wins_b} | {p.draws} | {p.mean_turns:.1f} | "
-                f"{_duration(p.wall_seconds)} |"
+                f"{_duration(p.wall_seconds)}{' (reused)' if p.reused_from else ''} |"
             )
         return "\n".join(lines)
 
@@ -315,6 +325,7 @@ def run_ladder(
     records_dir: str | os.PathLike | None = None,
     allow_pickle: bool = False,
     batch_size: int = DEFAULT_BATCH,
+    reuse: Sequence[str | os.PathLike] = (),
 ) -> LadderResult:
     """Play every pair of ``agents`` in its own tournament and rate them all (see the module docstring).
 
@@ -336,13 +347,19 @@ def run_ladder(
         records_dir: if given, each pair's game records go to its subfolder ``<a>-vs-<b>``.
         allow_pickle: also load pickled checkpoints (see :func:`~skipbo_env.agents.load_agent`).
         batch_size: games each worker plays at once; results do not depend on it.
+        reuse: folders of earlier ladders (as :func:`write_ladder_outputs` wrote them) whose pairs
+            are taken instead of played again where they match (same game, same two specs, same
+            pair seed, same number of games; see the module docstring). The first deal of each
+            reused pair is replayed as a check. Reused pairs write no game records.
 
     Raises:
         ValueError: fewer than two agents, an agent given twice (or two with the same label), an
             unknown or unloadable agent (the loader's message, naming it), a game count that is not a
             positive multiple of the seatings, a ``pair_games`` key that is not a pair of the
-            ladder's agents, or a game that seats the agents of a pair unequally. All are checked
-            before the first game.
+            ladder's agents, a game that seats the agents of a pair unequally, or a ``reuse``
+            folder that cannot be read, was played on another game, holds a matching pair with
+            another number of games or a pair another folder also holds, or whose pair's first
+            deal now plays differently. All are checked before the first game.
     """
     config = config if config is not None else GameConfig()
     specs = tuple(os.fspath(a) for a in agents)
@@ -374,16 +391,24 @@ def run_ladder(
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
 
     say = progress or (lambda line: None)
+    start = time.perf_counter()
+    reused = _reused_pairs(reuse, specs, labels, config, seed, counts, allow_pickle, batch_size, say)
     total = sum(counts.values())
     done_before = 0
     pairs: list[PairResult] = []
-    start = time.perf_counter()
     with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(worker_pool(workers)) if workers > 1 else None  # one pool for every pair
+        pool = None
         for number, ((i, j), n) in enumerate(counts.items(), 1):
             local = pair_order(specs, i, j)
             name = f"pair {number}/{len(counts)} {labels[i]} vs {labels[j]}"
             pseed = pair_seed(seed, specs[i], specs[j])
+            if (i, j) in reused:
+                pairs.append(reused[i, j])
+                done_before += n
+                say(f"{name}: {n} games reused from {reused[i, j].reused_from} (ladder: {done_before}/{total} games)")
+                continue
+            if pool is None and workers > 1:  # one pool for every pair, started for the first one played
+                pool = stack.enter_context(worker_pool(workers))
             say(f"{name}: {n} games, seed {pseed}")
             ticker = _Ticker(name, n, total, done_before, say)
             rdir = None if records_dir is None else Path(records_dir) / f"{labels[i]}-vs-{labels[j]}"
@@ -467,6 +492,168 @@ def _rate(specs: tuple[str, ...], labels: tuple[str, ...], pairs: list[PairResul
             games=sum(p.games for p in mine), wins=sum(p.wins(i) for p in mine),
         ))
     return tuple(out)
+
+
+# ===================================================================== reuse
+def _reused_pairs(
+    folders: Sequence[str | os.PathLike],
+    specs: tuple[str, ...],
+    labels: tuple[str, ...],
+    config: GameConfig,
+    seed: int,
+    counts: Mapping[tuple[int, int], int],
+    allow_pickle: bool,
+    batch_size: int,
+    say: Callable[[str], None],
+) -> dict[tuple[int, int], PairResult]:
+    """The pairs of this ladder that the earlier ladders in ``folders`` played, checked (see :func:`run_ladder`)."""
+    if isinstance(folders, (str, os.PathLike)):
+        raise TypeError("reuse must be a sequence of folders, not one folder")
+    index = {spec: k for k, spec in enumerate(specs)}
+    found: dict[tuple[int, int], PairResult] = {}
+    for folder in folders:
+        prior = read_ladder(folder)
+        if prior.config != config:
+            raise ValueError(
+                f"reuse {os.fspath(folder)}: that ladder was played on another game "
+                f"({', '.join(config_flags(prior.config))}) than this one ({', '.join(config_flags(config))})"
+            )
+        for p in prior.pairs:
+            a_spec, b_spec = prior.specs[p.a], prior.specs[p.b]
+            if a_spec not in index or b_spec not in index:
+                continue
+            i, j = sorted((index[a_spec], index[b_spec]))
+            if p.seed != pair_seed(seed, specs[i], specs[j]):
+                continue  # another ladder seed: other deals
+            what = f"the pair {labels[i]} vs {labels[j]}"
+            if (i, j) in found:
+                raise ValueError(f"reuse: {what} is in both {found[i, j].reused_from} and {os.fspath(folder)}")
+            if p.games != counts[i, j]:
+                raise ValueError(
+                    f"reuse {os.fspath(folder)}: {what} played {p.games} games there and {counts[i, j]} in this "
+                    f"ladder; give it {p.games} games (pair_games) to reuse them, or leave the folder out"
+                )
+            wins = {prior.specs[p.a]: p.wins_a, prior.specs[p.b]: p.wins_b}
+            found[i, j] = dataclasses.replace(
+                p, a=i, b=j, wins_a=wins[specs[i]], wins_b=wins[specs[j]], reused_from=os.fspath(folder),
+            )
+    per_deal = len(lineups(2, config))
+    for (i, j), p in found.items():  # the same agents? their first deal must play the same games again
+        say(f"reuse: replaying the first deal of {labels[i]} vs {labels[j]} from {p.reused_from}")
+        check = run_tournament(
+            [specs[k] for k in pair_order(specs, i, j)], config, games=per_deal, seed=p.seed, workers=1,
+            allow_pickle=allow_pickle, batch_size=batch_size,
+        )
+        if tuple(check.games) != p.game_results[:per_deal]:
+            raise ValueError(
+                f"reuse {p.reused_from}: the first deal of {labels[i]} vs {labels[j]} plays differently now "
+                "than in that ladder (an agent changed since: another default, another file under the same "
+                "name?); leave the folder out to play the pair again"
+            )
+    return found
+
+
+def read_ladder(folder: str | os.PathLike) -> LadderResult:
+    """A ladder that :func:`write_ladder_outputs` wrote to ``folder``, with every pair's games
+    (``ladder.json`` and ``games.csv``).
+
+    Raises:
+        ValueError: naming the file and what is wrong: a missing file, a file that is not a
+            ladder's, a row that does not parse or does not agree with ``ladder.json``.
+    """
+    folder = Path(folder)
+    path = folder / "ladder.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{folder}: no ladder.json (not a folder that evaluate.py --ladder wrote)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: cannot be read as JSON ({exc})") from None
+    try:
+        result = LadderResult.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"{path}: not a ladder result ({type(exc).__name__}: {exc})") from None
+    games = _read_ladder_games(folder / "games.csv", result)
+    pairs = []
+    for p in result.pairs:
+        played = tuple(games.get((p.a, p.b), ()))
+        what = f"{folder / 'games.csv'}: the pair {result.labels[p.a]} vs {result.labels[p.b]}"
+        if [g.index for g in played] != list(range(p.games)):
+            raise ValueError(f"{what} has {len(played)} games (indices in order), ladder.json says {p.games}")
+        local = pair_order(result.specs, p.a, p.b)
+        wins = [sum(1 for g in played if g.winning_agent == k) for k in range(2)]
+        by_ladder = dict(zip(local, wins, strict=True))
+        if (by_ladder[p.a], by_ladder[p.b]) != (p.wins_a, p.wins_b):
+            raise ValueError(f"{what}: its games' winners do not add up to the wins in ladder.json")
+        pairs.append(dataclasses.replace(p, game_results=played))
+    return dataclasses.replace(result, pairs=tuple(pairs))
+
+
+def _read_ladder_games(path: Path, result: LadderResult) -> dict[tuple[int, int], list[GameResult]]:
+    """The rows of a ladder's ``games.csv`` (:func:`write_ladder_games`) as games per pair."""
+    config = result.config
+    n = config.num_players
+    header = ["pair_a", "pair_b", "pair_seed", *games_header(n)]
+    label_index = {label: k for k, label in enumerate(result.labels)}
+    seeds = {(p.a, p.b): p.seed for p in result.pairs}
+    out: dict[tuple[int, int], list[GameResult]] = {}
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            if next(reader, None) != header:
+                raise ValueError(f"{path}: not a {n}-player ladder's games.csv (its columns: {', '.join(header)})")
+            for line, row in enumerate(reader, 2):
+                try:
+                    key, game = _game_from_row(row, header, result, label_index, seeds)
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{line}: {exc}") from None
+                out.setdefault(key, []).append(game)
+    except FileNotFoundError:
+        raise ValueError(f"{path.parent}: no games.csv beside ladder.json") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{path}: cannot be read ({exc})") from None
+    return out
+
+
+def _game_from_row(
+    row: list[str], header: list[str], result: LadderResult, label_index: Mapping[str, int],
+    seeds: Mapping[tuple[int, int], int],
+) -> tuple[tuple[int, int], GameResult]:
+    if len(row) != len(header):
+        raise ValueError(f"{len(row)} columns, expected {len(header)}")
+    cell = dict(zip(header, row, strict=True))
+    n = result.config.num_players
+
+    def number(column: str, low: int = 0, high: int | None = None) -> int:
+        text = cell[column]
+        if not (text.isascii() and text.isdigit()) or (high is not None and not low <= int(text) <= high):
+            raise ValueError(f"{column} must be an int{f' in {low}..{high}' if high is not None else ''}, got {text!r}")
+        return int(text)
+
+    try:
+        a, b = sorted((label_index[cell["pair_a"]], label_index[cell["pair_b"]]))
+    except KeyError as exc:
+        raise ValueError(f"agent {exc.args[0]!r} is not in ladder.json ({', '.join(result.labels)})") from None
+    if (a, b) not in seeds:
+        raise ValueError(f"pair {cell['pair_a']} vs {cell['pair_b']} is not a pair of the ladder")
+    if number("pair_seed") != seeds[a, b]:
+        raise ValueError(f"pair_seed {cell['pair_seed']} is not the pair's seed in ladder.json, {seeds[a, b]}")
+    local = [result.labels[k] for k in pair_order(result.specs, a, b)]
+    seat_labels = [cell[f"seat{s}"] for s in range(n)]
+    if not set(seat_labels) <= set(local):
+        raise ValueError(f"seats {seat_labels} name an agent outside the pair {local}")
+    seats = tuple(local.index(label) for label in seat_labels)
+    winner = None if cell["winner_seat"] == "" else number("winner_seat", 0, n - 1)
+    if cell["winner_agent"] != ("" if winner is None else seat_labels[winner]):
+        raise ValueError(f"winner_agent {cell['winner_agent']!r} is not the agent in winner_seat {winner}")
+    game = GameResult(
+        index=number("index"), deal=number("deal"), lineup=number("lineup"), seats=seats,
+        first_player=number("first_player", 0, n - 1), winner=winner,
+        winners=() if winner is None else result.config.team_seats(result.config.team(winner)),
+        truncated=bool(number("truncated", 0, 1)), turns=number("turns"),
+        stock_left=tuple(number(f"stock_left{s}") for s in range(n)),
+    )
+    return (a, b), game
 
 
 # ===================================================================== outputs
