@@ -43,10 +43,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..records import write_json_atomic
 from ..rules import GameConfig
 from .registry import agent_label, derive_seed, load_agent
-from .report import config_flags, game_row, games_header
+from .report import config_flags, game_row, games_header, parse_game_row
 from .tournament import (
     DEFAULT_BATCH,
     GameResult,
@@ -419,14 +421,7 @@ def run_ladder(
                 pool=pool,
             )
             wall = time.perf_counter() - t0
-            played = result.games
-            wins = [sum(1 for g in played if g.winning_agent == k) for k in range(2)]
-            by_ladder = dict(zip(local, wins, strict=True))
-            pair = PairResult(
-                a=i, b=j, seed=pseed, games=n, wins_a=by_ladder[i], wins_b=by_ladder[j],
-                draws=sum(1 for g in played if g.winning_agent is None), mean_turns=result.mean_turns,
-                wall_seconds=wall, game_results=played,
-            )
+            pair = _pair_result(specs, i, j, pseed, tuple(result.games), wall)
             pairs.append(pair)
             done_before += n
             say(
@@ -438,6 +433,19 @@ def run_ladder(
     return LadderResult(
         specs=specs, labels=labels, config=config, seed=seed, games=games, pairs=tuple(pairs),
         ratings=ratings, wall_seconds=time.perf_counter() - start,
+    )
+
+
+def _pair_result(
+    specs: Sequence[str], a: int, b: int, seed: int, games: tuple[GameResult, ...], wall: float, reused_from: str = "",
+) -> PairResult:
+    """Ladder agents ``a < b``'s pair from its games (agent indices local to the pair, :func:`pair_order`)."""
+    local = pair_order(specs, a, b)
+    wins = dict(zip(local, (sum(1 for g in games if g.winning_agent == k) for k in range(2)), strict=True))
+    return PairResult(
+        a=a, b=b, seed=seed, games=len(games), wins_a=wins[a], wins_b=wins[b],
+        draws=sum(1 for g in games if g.winning_agent is None), mean_turns=float(np.mean([g.turns for g in games])),
+        wall_seconds=wall, game_results=games, reused_from=reused_from,
     )
 
 
@@ -533,10 +541,7 @@ def _reused_pairs(
                     f"reuse {os.fspath(folder)}: {what} played {p.games} games there and {counts[i, j]} in this "
                     f"ladder; give it {p.games} games (pair_games) to reuse them, or leave the folder out"
                 )
-            wins = {prior.specs[p.a]: p.wins_a, prior.specs[p.b]: p.wins_b}
-            found[i, j] = dataclasses.replace(
-                p, a=i, b=j, wins_a=wins[specs[i]], wins_b=wins[specs[j]], reused_from=os.fspath(folder),
-            )
+            found[i, j] = _pair_result(specs, i, j, p.seed, p.game_results, p.wall_seconds, os.fspath(folder))
     per_deal = len(lineups(2, config))
     for (i, j), p in found.items():  # the same agents? their first deal must play the same games again
         say(f"reuse: replaying the first deal of {labels[i]} vs {labels[j]} from {p.reused_from}")
@@ -580,10 +585,8 @@ def read_ladder(folder: str | os.PathLike) -> LadderResult:
         what = f"{folder / 'games.csv'}: the pair {result.labels[p.a]} vs {result.labels[p.b]}"
         if [g.index for g in played] != list(range(p.games)):
             raise ValueError(f"{what} has {len(played)} games (indices in order), ladder.json says {p.games}")
-        local = pair_order(result.specs, p.a, p.b)
-        wins = [sum(1 for g in played if g.winning_agent == k) for k in range(2)]
-        by_ladder = dict(zip(local, wins, strict=True))
-        if (by_ladder[p.a], by_ladder[p.b]) != (p.wins_a, p.wins_b):
+        derived = _pair_result(result.specs, p.a, p.b, p.seed, played, p.wall_seconds)
+        if (derived.wins_a, derived.wins_b) != (p.wins_a, p.wins_b):
             raise ValueError(f"{what}: its games' winners do not add up to the wins in ladder.json")
         pairs.append(dataclasses.replace(p, game_results=played))
     return dataclasses.replace(result, pairs=tuple(pairs))
@@ -593,7 +596,7 @@ def _read_ladder_games(path: Path, result: LadderResult) -> dict[tuple[int, int]
     """The rows of a ladder's ``games.csv`` (:func:`write_ladder_games`) as games per pair."""
     config = result.config
     n = config.num_players
-    header = ["pair_a", "pair_b", "pair_seed", *games_header(n)]
+    header = _ladder_games_header(n)
     label_index = {label: k for k, label in enumerate(result.labels)}
     seeds = {(p.a, p.b): p.seed for p in result.pairs}
     out: dict[tuple[int, int], list[GameResult]] = {}
@@ -622,38 +625,16 @@ def _game_from_row(
     if len(row) != len(header):
         raise ValueError(f"{len(row)} columns, expected {len(header)}")
     cell = dict(zip(header, row, strict=True))
-    n = result.config.num_players
-
-    def number(column: str, low: int = 0, high: int | None = None) -> int:
-        text = cell[column]
-        if not (text.isascii() and text.isdigit()) or (high is not None and not low <= int(text) <= high):
-            raise ValueError(f"{column} must be an int{f' in {low}..{high}' if high is not None else ''}, got {text!r}")
-        return int(text)
-
     try:
         a, b = sorted((label_index[cell["pair_a"]], label_index[cell["pair_b"]]))
     except KeyError as exc:
         raise ValueError(f"agent {exc.args[0]!r} is not in ladder.json ({', '.join(result.labels)})") from None
     if (a, b) not in seeds:
         raise ValueError(f"pair {cell['pair_a']} vs {cell['pair_b']} is not a pair of the ladder")
-    if number("pair_seed") != seeds[a, b]:
+    if cell["pair_seed"] != str(seeds[a, b]):
         raise ValueError(f"pair_seed {cell['pair_seed']} is not the pair's seed in ladder.json, {seeds[a, b]}")
     local = [result.labels[k] for k in pair_order(result.specs, a, b)]
-    seat_labels = [cell[f"seat{s}"] for s in range(n)]
-    if not set(seat_labels) <= set(local):
-        raise ValueError(f"seats {seat_labels} name an agent outside the pair {local}")
-    seats = tuple(local.index(label) for label in seat_labels)
-    winner = None if cell["winner_seat"] == "" else number("winner_seat", 0, n - 1)
-    if cell["winner_agent"] != ("" if winner is None else seat_labels[winner]):
-        raise ValueError(f"winner_agent {cell['winner_agent']!r} is not the agent in winner_seat {winner}")
-    game = GameResult(
-        index=number("index"), deal=number("deal"), lineup=number("lineup"), seats=seats,
-        first_player=number("first_player", 0, n - 1), winner=winner,
-        winners=() if winner is None else result.config.team_seats(result.config.team(winner)),
-        truncated=bool(number("truncated", 0, 1)), turns=number("turns"),
-        stock_left=tuple(number(f"stock_left{s}") for s in range(n)),
-    )
-    return (a, b), game
+    return (a, b), parse_game_row(cell, local, result.config, agents="the pair")
 
 
 # ===================================================================== outputs
@@ -731,6 +712,11 @@ def write_ladder_outputs(result: LadderResult, out_dir: str | os.PathLike, extra
     return paths
 
 
+def _ladder_games_header(num_players: int) -> list[str]:
+    """The columns of a ladder's ``games.csv``: the pair, then a tournament's (:func:`games_header`)."""
+    return ["pair_a", "pair_b", "pair_seed", *games_header(num_players)]
+
+
 def write_ladder_games(result: LadderResult, path: str | os.PathLike) -> Path:
     """Every game of every pair as CSV: the pair's two labels and seed, then the columns of a
     tournament's ``games.csv`` (:func:`~skipbo_env.agents.report.games_header`). A pair's games
@@ -739,7 +725,7 @@ def write_ladder_games(result: LadderResult, path: str | os.PathLike) -> Path:
     path = Path(path)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["pair_a", "pair_b", "pair_seed", *games_header(result.config.num_players)])
+        writer.writerow(_ladder_games_header(result.config.num_players))
         for p in result.pairs:
             local = pair_order(result.specs, p.a, p.b)
             labels = [result.labels[k] for k in local]

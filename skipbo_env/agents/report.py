@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +115,40 @@ def game_row(g: GameResult, labels: Sequence[str]) -> list[Any]:
         "" if g.winner is None else g.winner, "" if win is None else labels[win],
         int(g.truncated), g.turns, *g.stock_left,
     ]
+
+
+def parse_game_row(
+    cells: Mapping[str, str], labels: Sequence[str], config: GameConfig, agents: str = "the agents"
+) -> GameResult:
+    """One ``games.csv`` row back as a game, the inverse of :func:`game_row`: ``cells`` by column
+    (:func:`games_header`), ``labels`` the agents that ``seats`` indexes (``agents`` names them in
+    messages).
+
+    Raises:
+        ValueError: naming the column that does not parse or does not agree with the others.
+    """
+    n = config.num_players
+
+    def number(column: str, low: int = 0, high: int | None = None) -> int:
+        text = cells[column]
+        if not (text.isascii() and text.isdigit()) or (high is not None and not low <= int(text) <= high):
+            raise ValueError(f"{column} must be an int{f' in {low}..{high}' if high is not None else ''}, got {text!r}")
+        return int(text)
+
+    seat_labels = [cells[f"seat{s}"] for s in range(n)]
+    if not set(seat_labels) <= set(labels):
+        raise ValueError(f"seats {seat_labels} name an agent outside {agents} {list(labels)}")
+    winner = None if cells["winner_seat"] == "" else number("winner_seat", 0, n - 1)
+    if cells["winner_agent"] != ("" if winner is None else seat_labels[winner]):
+        raise ValueError(f"winner_agent {cells['winner_agent']!r} is not the agent in winner_seat {winner}")
+    return GameResult(
+        index=number("index"), deal=number("deal"), lineup=number("lineup"),
+        seats=tuple(list(labels).index(label) for label in seat_labels),
+        first_player=number("first_player", 0, n - 1), winner=winner,
+        winners=() if winner is None else config.team_seats(config.team(winner)),
+        truncated=bool(number("truncated", 0, 1)), turns=number("turns"),
+        stock_left=tuple(number(f"stock_left{s}") for s in range(n)),
+    )
 
 
 def _write_games_csv(result: TournamentResult, path: Path) -> Path:

@@ -59,7 +59,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -71,6 +71,9 @@ from ..rules.moves import DISCARDS, Discard
 from ..rules.sampling import sample_states
 from .ppo import one_torch_thread
 from .shipped import shipped_agent_path
+
+_T = TypeVar("_T")
+_U = TypeVar("_U")
 
 DEFAULT_WORLDS = 32
 """Sampled worlds per search by default at the tables :data:`DEFAULT_WORLDS_BY_PLAYERS` does not
@@ -296,7 +299,7 @@ class SearchAgent:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
         if worlds is None:
-            worlds = DEFAULT_WORLDS if config.partner_game else DEFAULT_WORLDS_BY_PLAYERS.get(config.num_players, DEFAULT_WORLDS)
+            worlds = _by_table(DEFAULT_WORLDS_BY_PLAYERS, config, DEFAULT_WORLDS)
         for key, count, high in (("worlds", worlds, MAX_WORLDS), ("candidates", candidates, MAX_CANDIDATES)):
             if type(count) is not int or not 1 <= count <= high:
                 raise ValueError(f"{key} must be an int in 1..{high}, got {count!r}")
@@ -318,7 +321,7 @@ class SearchAgent:
         self.horizon = horizon
         others = config.num_players - 1
         if depth is None:
-            depth = others if config.partner_game else DEFAULT_DEPTHS.get(config.num_players, others)
+            depth = _by_table(DEFAULT_DEPTHS, config, others)
         if type(depth) is not int or not 1 <= depth <= others:
             raise ValueError(f"depth must be an int in 1..{others} (the other seats), got {depth!r}")
         self.depth = depth
@@ -345,7 +348,7 @@ class SearchAgent:
         rows = self._engine.batch_size * n
         self._hweights = weights_vector(weights)
         self._plans, self._hstate, self._hexpect = plan_caches(rows)
-        shipped = VALUE_NETS.get(config.num_players) if not config.partner_game else None
+        shipped = _by_table(VALUE_NETS, config, None)
         if value is None:
             value = DEFAULT_VALUE if shipped is not None else 0.0
         self.value = float(value)
@@ -710,6 +713,12 @@ def _stock_reachable(hands: np.ndarray, tops: tuple[int | None, ...], building: 
     missing = _missing(avail, np.broadcast_to(np.array(building, np.int64), (rows, len(building))),
                        np.full(rows, stock_top, np.int64))
     return ((missing <= jokers[:, None]) & (missing != _NEVER)).any(axis=1)
+
+
+def _by_table(table: Mapping[int, _T], config: GameConfig, otherwise: _U) -> _T | _U:
+    """A per-table default: ``table``'s entry for the number of players in a game without partners,
+    else ``otherwise`` (the partner games and the tables ``table`` does not list)."""
+    return otherwise if config.partner_game else table.get(config.num_players, otherwise)
 
 
 def _same(a: SeatView, b: SeatView) -> bool:
