@@ -82,7 +82,7 @@ DEFAULT_WORLDS_BY_PLAYERS = {2: 64}
 """Sampled worlds per search by default, per number of players (games without partners). In the
 2-player game 64 worlds (16 of them played by the network, ``net_opponents``) won 679 of 1,000
 games against ``ppo-2p`` where 32 won 649 on the same deals, and 743 of 1,000 against the
-heuristic where 32 won 745, at 32.8 ms a decision instead of 18.3 (docs/search.md, round 15)."""
+heuristic where 32 won 745, at 33 to 39 ms a decision instead of 18 to 22 (docs/search.md, round 15)."""
 DEFAULT_CANDIDATES = 12
 DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
