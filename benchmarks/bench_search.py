@@ -67,7 +67,7 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
     config = GameConfig(num_players=args.players, partner_game=args.partner)
     sides = config.num_teams
     extra = {key: getattr(args, key)
-             for key in ("reach", "threat", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "depth",
+             for key in ("reach", "threat", "flex", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "depth",
                          "value", "value_net", "net_opponents", "opponent_net")
              if getattr(args, key) is not None}
     if args.infer is not None:
@@ -179,6 +179,8 @@ def main() -> None:
                              f"by players outside the partner game {DEFAULT_DEPTHS}, else all of them)")
     parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
     parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
+    parser.add_argument("--flex", type=float, default=None,
+                        help="own reach weight on unforeseen building piles at the horizon (default: the agent's)")
     parser.add_argument("--reach-q", type=float, default=None)
     parser.add_argument("--threat-q", type=float, default=None)
     parser.add_argument("--reply", type=float, default=None, help="next seat's reach weight after the turn")
@@ -232,7 +234,7 @@ def main() -> None:
         print(
             f"search W={r['worlds']} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
             f"depth={search.depth} "
-            f"reach={search.reach} threat={search.threat} rq={search.reach_q} tq={search.threat_q} "
+            f"reach={search.reach} threat={search.threat} flex={search.flex} rq={search.reach_q} tq={search.threat_q} "
             f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "
             f"net_opp={search.net_opponents} infer={int(search.infer)} vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "

@@ -149,21 +149,20 @@ def test_registry_specs():
         SearchAgent(config, worlds=0)
 
 
-def test_reach_chance_matches_the_heuristic():
-    """The vectorized reach chance over engine rows equals bots.heuristic.reach_chance."""
-    from skipbo_env.agents.search import _reach_chance
-    from skipbo_env.bots.heuristic import reach_chance
+def _engine_rows(count: int):
+    """Engine rows (``hot`` as int64) of ``count`` 2-player positions, and per row and seat what
+    bots.heuristic.reach_chance reads: (stock top, building piles, numbers at hand, wilds at hand)."""
     from skipbo_env.vector import BatchEngine
     from skipbo_env.vector import kernels as K
 
     config = GameConfig()
-    states = list(_positions(config, 12))
+    states = list(_positions(config, count))
     eng = BatchEngine(config, len(states), seed=0)
     for j, state in enumerate(states):
         eng.load(j, state.to_dict())
     hot = eng.hot.astype(np.int64)
+    seen = {}
     for seat in range(2):
-        got = _reach_chance(hot, K, seat, 0.4)
         base = K.G_SEATS + seat * K.SEAT_HOT
         for r in range(len(states)):
             hand = hot[r, base + 1: base + 14]
@@ -172,13 +171,47 @@ def test_reach_chance_matches_the_heuristic():
             jokers = int(hand[12]) + int((tops == 13).sum())
             top = int(hot[r, base + K.S_STOP]) or None
             building = tuple(int(x) for x in hot[r, K.G_BN: K.G_BN + 4])
+            seen[r, seat] = (top, building, numbers, jokers)
+    return hot, K, seen
+
+
+def test_reach_chance_matches_the_heuristic():
+    """The vectorized reach chance over engine rows equals bots.heuristic.reach_chance."""
+    from skipbo_env.agents.search import _reach_chance
+    from skipbo_env.bots.heuristic import reach_chance
+
+    hot, K, seen = _engine_rows(12)
+    for seat in range(2):
+        got = _reach_chance(hot, K, seat, 0.4)
+        for r in range(hot.shape[0]):
+            top, building, numbers, jokers = seen[r, seat]
             assert got[r] == pytest.approx(reach_chance(top, building, numbers, jokers, 0.4))
+
+
+def test_flex_chance_is_the_reach_chance_on_unforeseen_piles():
+    """_flex_chance: the reach chance when each of the four building piles shows any of 0..11
+    alike and independently (R12, R13 chains), whatever the simulated piles show."""
+    from skipbo_env.agents.search import _flex_chance
+    from skipbo_env.bots.heuristic import reach_chance
+
+    hot, K, seen = _engine_rows(12)
+    for seat in range(2):
+        got = _flex_chance(hot, K, seat, 0.4)
+        for r in range(hot.shape[0]):
+            top, _, numbers, jokers = seen[r, seat]
+            fail = np.mean([1.0 - reach_chance(top, (pile,), numbers, jokers, 0.4) for pile in range(12)])
+            want = 0.0 if top is None else 1.0 - fail**4
+            assert got[r] == pytest.approx(want)
+            assert 0.0 <= got[r] <= 1.0
+    before = _flex_chance(hot, K, 0, 0.4)
+    hot[:, K.G_BN: K.G_BN + 4] = (hot[:, K.G_BN: K.G_BN + 4] + 5) % 12  # other simulated piles ...
+    assert np.array_equal(_flex_chance(hot, K, 0, 0.4), before)  # ... the same chance
 
 
 def test_evaluation_options_play_legal_moves():
     config = GameConfig(short_game=True)
     agents = [
-        SearchAgent(config, seed=1, worlds=3, candidates=3, reach=0.5, threat=0.5, reply=0.5, discards=2),
+        SearchAgent(config, seed=1, worlds=3, candidates=3, reach=0.5, threat=0.5, flex=0.5, reply=0.5, discards=2),
         SearchAgent(config, seed=2, worlds=2, candidates=2, discards=1),
     ]
     state, _ = _play(config, agents, seed=4)

@@ -88,6 +88,7 @@ DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
 DEFAULT_REACH = 1.0
 DEFAULT_THREAT = 0.0
+DEFAULT_FLEX = 0.0
 DEFAULT_REACH_Q = 0.3
 DEFAULT_THREAT_Q = 0.55
 DEFAULT_REPLY = 0.0
@@ -238,6 +239,9 @@ class SearchAgent:
         reach: weight (stock cards) of the own side's chance, at the horizon, to reach its stock top
             in the coming turn (from its simulated hand and discard tops, :func:`_reach_chance`).
         threat: weight (stock cards) of the opponents' same chance at the horizon (subtracted).
+        flex: weight (stock cards) of the own side's chance to reach its stock top from its hand and
+            discard tops at the horizon on building piles it cannot foresee (:func:`_flex_chance`:
+            each pile showing any of 0..11 alike), unlike ``reach``, which reads the simulated piles.
         reach_q: chance that an unseen card supplies one of the own side's missing numbers.
         threat_q: the same chance for the opponents.
         reply: weight (stock cards) of the next seat's chance to reach its stock top at the start of
@@ -283,6 +287,7 @@ class SearchAgent:
         lead: float = DEFAULT_LEAD,
         reach: float = DEFAULT_REACH,
         threat: float = DEFAULT_THREAT,
+        flex: float = DEFAULT_FLEX,
         reach_q: float = DEFAULT_REACH_Q,
         threat_q: float = DEFAULT_THREAT_Q,
         discards: int = DEFAULT_DISCARDS,
@@ -331,6 +336,7 @@ class SearchAgent:
         self.lead = lead
         self.reach = float(reach)
         self.threat = float(threat)
+        self.flex = float(flex)
         self.reach_q = float(reach_q)
         self.threat_q = float(threat_q)
         self.reply = float(reply)
@@ -575,6 +581,9 @@ class SearchAgent:
         if self.reach:
             own = np.mean([_reach_chance(hot, K, s, self.reach_q) for s in ours], axis=0)
             value = value + self.reach * np.where(running, own, 0.0)
+        if self.flex:
+            own = np.mean([_flex_chance(hot, K, s, self.reach_q) for s in ours], axis=0)
+            value = value + self.flex * np.where(running, own, 0.0)
         if self.threat:
             opp = np.mean([_reach_chance(hot, K, s, self.threat_q) for s in theirs], axis=0)
             value = value - self.threat * np.where(running, opp, 0.0)
@@ -692,6 +701,30 @@ def _reach_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
     fail = np.where(short <= 0, 0.0, 1.0 - q ** np.maximum(short, 1))
     fail = np.where(missing == _NEVER, 1.0, fail)
     chance = 1.0 - fail.prod(axis=1)
+    chance = np.where(top == 13, 1.0, chance)
+    return np.where(top == 0, 0.0, chance)
+
+
+_ANY_PILE = np.arange(12)  # a building pile's possible values, for _flex_chance
+
+
+def _flex_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
+    """Per engine row: the chance that ``seat`` reaches its stock top from its hand and discard
+    tops in the simulated state (as :func:`_reach_chance`, unseen cards supplying each other
+    missing number with chance ``q``) when the four building piles are unknown: each shows any of
+    0..11 alike, independently. The piles the seat will meet after several other seats' turns are
+    not the simulated ones, so this reads how many pile values the seat is ready for. 1 for a
+    wild top, 0 for an empty stock."""
+    base = K.G_SEATS + seat * K.SEAT_HOT
+    avail, jokers = _available(hot[:, base + K.S_HAND + 1: base + K.S_HAND + 14],
+                               hot[:, base + K.S_TOP: base + K.S_TOP + 4])
+    top = hot[:, base + K.S_STOP]
+    rows = hot.shape[0]
+    missing = _missing(avail, np.broadcast_to(_ANY_PILE, (rows, _ANY_PILE.size)), np.where(top == 13, 0, top))
+    short = missing - jokers[:, None]
+    fail = np.where(short <= 0, 0.0, 1.0 - q ** np.maximum(short, 1))
+    fail = np.where(missing == _NEVER, 1.0, fail)
+    chance = 1.0 - fail.mean(axis=1) ** 4  # four piles, each failing with the mean chance
     chance = np.where(top == 13, 1.0, chance)
     return np.where(top == 0, 0.0, chance)
 
