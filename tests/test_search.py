@@ -257,8 +257,9 @@ def test_depth_defaults_to_every_other_seat_and_is_validated():
     assert SearchAgent(GameConfig(num_players=6, partner_game=True), worlds=1, candidates=1).depth == 5
     config = GameConfig(num_players=6)
     assert SearchAgent(config, worlds=1, candidates=1, depth=2).depth == 2
-    for bad in (0, 6, 1.0, "1"):
-        with pytest.raises(ValueError, match=r"depth must be an int in 1\.\.5"):
+    assert SearchAgent(config, worlds=1, candidates=1, depth=0).depth == 0  # scored when the own turn ends
+    for bad in (-1, 6, 1.0, "1"):
+        with pytest.raises(ValueError, match=r"depth must be an int in 0\.\.5"):
             SearchAgent(config, depth=bad)
     # stopping before the seat's next turn leaves nothing for a longer horizon or the value to read
     with pytest.raises(ValueError, match="depth 2 stops before the seat's next turn: it needs horizon 0"):
@@ -278,10 +279,11 @@ def test_worlds_default_by_table_and_explicit_worlds_win():
     assert load_agent("search:32", GameConfig(), seed=0)._net_worlds == 8
 
 
-@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("depth", [0, 1, 3])
 def test_a_shorter_depth_stops_the_simulations_after_that_many_seats(depth):
     """The simulations play the seat's turn and then ``depth`` other seats' turns: every world
-    still running stops with seat ``me + depth + 1`` to move; depth 5 plays up to the seat's next turn."""
+    still running stops with seat ``me + depth + 1`` to move (depth 0: the next seat, none of whose
+    turn is played); depth 5 plays up to the seat's next turn."""
     config = GameConfig(num_players=6, short_game=True)
     state, rng = new_game(config, seed=2), np.random.default_rng(0)
     while state.current != 2 or state.turn < 12:  # random play to a position some turns in, seat 2 to move
@@ -305,7 +307,7 @@ def test_a_shorter_depth_stops_the_simulations_after_that_many_seats(depth):
 
 def test_a_shorter_depth_plays_legal_games():
     config = GameConfig(num_players=4, short_game=True)
-    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, depth=1 + s % 3) for s in range(4)]
+    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, depth=s % 4) for s in range(4)]
     state, _ = _play(config, agents, seed=3)
     assert state.is_over
 

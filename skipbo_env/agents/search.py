@@ -231,8 +231,9 @@ class SearchAgent:
         depth: how many of the other seats' turns (the next ones in play order) the simulations play
             after the seat's own before the position is scored; ``None``: :data:`DEFAULT_DEPTHS`
             where it lists the table, else all of them (``num_players - 1``: up to the seat's next
-            turn). Fewer needs ``horizon`` 0 and ``value`` 0 (the value reads the seat's position
-            when it is to move again).
+            turn); 0: the position is scored when the seat's own turn ends. Fewer than all needs
+            ``horizon`` 0 and ``value`` 0 (the value reads the seat's position when it is to move
+            again).
         lead: with several opposing sides (3+ players, the 6-player partner game), the weight (0..1)
             of the leading side's stock (the smallest) in the stock race; the rest is the mean over
             the opposing sides. No effect with one opposing side.
@@ -327,8 +328,8 @@ class SearchAgent:
         others = config.num_players - 1
         if depth is None:
             depth = _by_table(DEFAULT_DEPTHS, config, others)
-        if type(depth) is not int or not 1 <= depth <= others:
-            raise ValueError(f"depth must be an int in 1..{others} (the other seats), got {depth!r}")
+        if type(depth) is not int or not 0 <= depth <= others:
+            raise ValueError(f"depth must be an int in 0..{others} (the other seats), got {depth!r}")
         self.depth = depth
         lead = float(lead)
         if not 0.0 <= lead <= 1.0:  # NaN fails too
