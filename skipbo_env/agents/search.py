@@ -689,45 +689,43 @@ def _missing(avail: np.ndarray, building: np.ndarray, target: np.ndarray) -> np.
     return np.where(_LONG[building, target[:, None]], _NEVER, missing)
 
 
-def _reach_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
-    """Per engine row: the heuristic's ``reach_chance`` of ``seat``'s stock top from its hand and
-    discard tops in the simulated state (each other missing number from unseen cards with chance
-    ``q``). 1 for a wild top, 0 for an empty stock."""
+def _pile_failures(hot: np.ndarray, K: Any, seat: int, q: float, building: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per engine row and building pile value in ``building`` (``(R, P)``, 0..11): the chance that
+    ``seat`` does not bring such a pile to its stock top this turn from its hand and discard tops in
+    the simulated state (each other missing number from unseen cards with chance ``q``; 1 for chains
+    longer than :data:`_MAX_CHAIN`); and the stock top per row (13 wild, 0 none)."""
     base = K.G_SEATS + seat * K.SEAT_HOT
     avail, jokers = _available(hot[:, base + K.S_HAND + 1: base + K.S_HAND + 14],  # values 1..13
                                hot[:, base + K.S_TOP: base + K.S_TOP + 4])
     top = hot[:, base + K.S_STOP]
-    missing = _missing(avail, hot[:, K.G_BN: K.G_BN + 4], np.where(top == 13, 0, top))
+    missing = _missing(avail, building, np.where(top == 13, 0, top))
     short = missing - jokers[:, None]
     fail = np.where(short <= 0, 0.0, 1.0 - q ** np.maximum(short, 1))
-    fail = np.where(missing == _NEVER, 1.0, fail)
-    chance = 1.0 - fail.prod(axis=1)
-    chance = np.where(top == 13, 1.0, chance)
-    return np.where(top == 0, 0.0, chance)
+    return np.where(missing == _NEVER, 1.0, fail), top
+
+
+def _for_top(chance: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """``chance`` per row, except 1 for a wild stock top and 0 for an empty stock."""
+    return np.where(top == 0, 0.0, np.where(top == 13, 1.0, chance))
+
+
+def _reach_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
+    """Per engine row: the heuristic's ``reach_chance`` of ``seat``'s stock top from its hand and
+    discard tops in the simulated state (each other missing number from unseen cards with chance
+    ``q``), on the simulated building piles. 1 for a wild top, 0 for an empty stock."""
+    fail, top = _pile_failures(hot, K, seat, q, hot[:, K.G_BN: K.G_BN + 4])
+    return _for_top(1.0 - fail.prod(axis=1), top)
 
 
 _ANY_PILE = np.arange(12)  # a building pile's possible values, for _flex_chance
 
 
 def _flex_chance(hot: np.ndarray, K: Any, seat: int, q: float) -> np.ndarray:
-    """Per engine row: the chance that ``seat`` reaches its stock top from its hand and discard
-    tops in the simulated state (as :func:`_reach_chance`, unseen cards supplying each other
-    missing number with chance ``q``) when the four building piles are unknown: each shows any of
-    0..11 alike, independently. The piles the seat will meet after several other seats' turns are
-    not the simulated ones, so this reads how many pile values the seat is ready for. 1 for a
-    wild top, 0 for an empty stock."""
-    base = K.G_SEATS + seat * K.SEAT_HOT
-    avail, jokers = _available(hot[:, base + K.S_HAND + 1: base + K.S_HAND + 14],
-                               hot[:, base + K.S_TOP: base + K.S_TOP + 4])
-    top = hot[:, base + K.S_STOP]
-    rows = hot.shape[0]
-    missing = _missing(avail, np.broadcast_to(_ANY_PILE, (rows, _ANY_PILE.size)), np.where(top == 13, 0, top))
-    short = missing - jokers[:, None]
-    fail = np.where(short <= 0, 0.0, 1.0 - q ** np.maximum(short, 1))
-    fail = np.where(missing == _NEVER, 1.0, fail)
-    chance = 1.0 - fail.mean(axis=1) ** 4  # four piles, each failing with the mean chance
-    chance = np.where(top == 13, 1.0, chance)
-    return np.where(top == 0, 0.0, chance)
+    """Per engine row: :func:`_reach_chance` when the four building piles are unknown: each shows
+    any of 0..11 alike, independently. The piles the seat will meet after several other seats'
+    turns are not the simulated ones, so this reads how many pile values the seat is ready for."""
+    fail, top = _pile_failures(hot, K, seat, q, np.broadcast_to(_ANY_PILE, (hot.shape[0], _ANY_PILE.size)))
+    return _for_top(1.0 - fail.mean(axis=1) ** 4, top)  # four piles, each failing with the mean chance
 
 
 def _stock_reachable(hands: np.ndarray, tops: tuple[int | None, ...], building: tuple[int, ...],
