@@ -77,8 +77,9 @@ def load_agent(
     spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
 ) -> Agent:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
-    ``ppo-2p``), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
-    (``.safetensors``, written by ``train.py --export``; safe to load from anyone).
+    ``ppo-2p``, ``turn-2p``), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
+    (``.safetensors``, written by ``train.py --export``, or a turn-agent file written by the
+    ``turnnet`` recipe; safe to load from anyone).
 
     With ``allow_pickle=True`` also a MaskablePPO checkpoint (``.zip``) or an RLlib
     checkpoint directory (one holding ``rllib_checkpoint.json``; needs the ``rllib``
@@ -96,7 +97,7 @@ def load_agent(
     if isinstance(spec, str) and spec in AGENTS:
         return make_agent(spec, config, seed)
     if isinstance(spec, str) and spec in SHIPPED:
-        return PPOAgent(shipped_agent_path(spec), config, seed)
+        return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
     if is_search_spec(spec):
         from .search import SearchAgent, parse_search_spec  # loads the batched engine (numba) only now
 
@@ -104,11 +105,22 @@ def load_agent(
     if is_rllib_checkpoint(spec):
         return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
     if is_checkpoint_spec(spec):
-        return PPOAgent(spec, config, seed, allow_pickle=allow_pickle)  # torch and sb3 load only now
+        return _file_agent(spec, config, seed, allow_pickle=allow_pickle)
     raise ValueError(
         f"unknown agent {spec!r}; known agents: {', '.join(known_agents())}, "
         "or the path of an agent file (.safetensors)"
     )
+
+
+def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, allow_pickle: bool) -> Agent:
+    """The agent of a model file: a turn-agent file (:mod:`skipbo_env.agents.turnnet`, told by its
+    header) plays as :class:`~skipbo_env.agents.turnnet.TurnNetAgent`; anything else as a
+    :class:`PPOAgent` (which checks it; torch and sb3 load only then)."""
+    from .turnnet import TurnNetAgent, is_turn_agent_file
+
+    if is_turn_agent_file(path):
+        return TurnNetAgent(path, config, seed)
+    return PPOAgent(path, config, seed, allow_pickle=allow_pickle)
 
 
 def agent_label(spec: str | os.PathLike) -> str:

@@ -63,14 +63,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
-from ..encoding import encode_action, fields_from_view
+from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights
+from ..encoding import encode_action
 from ..extras import require
-from ..rules import WILD, GameConfig, IllegalMoveError, Move, Play, SeatView, Source, missing_numbers
-from ..rules.moves import DISCARDS, Discard
+from ..rules import WILD, GameConfig, IllegalMoveError, Move, SeatView, missing_numbers
 from ..rules.sampling import sample_states
 from .ppo import one_torch_thread
 from .shipped import shipped_agent_path
+from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, MAX_CANDIDATES, TurnAgent
 
 _T = TypeVar("_T")
 _U = TypeVar("_U")
@@ -83,7 +83,6 @@ DEFAULT_WORLDS_BY_PLAYERS = {2: 64}
 2-player game 64 worlds (16 of them played by the network, ``net_opponents``) won 679 of 1,000
 games against ``ppo-2p`` where 32 won 649 on the same deals, and 743 of 1,000 against the
 heuristic where 32 won 745, at 33 to 39 ms a decision instead of 18 to 22 (docs/search.md, round 15)."""
-DEFAULT_CANDIDATES = 12
 DEFAULT_PRIOR = 2.0
 DEFAULT_WIN = 30.0
 DEFAULT_REACH = 1.0
@@ -93,7 +92,6 @@ DEFAULT_REACH_Q = 0.3
 DEFAULT_THREAT_Q = 0.55
 DEFAULT_REPLY = 0.0
 DEFAULT_REPLY_Q = 0.3
-DEFAULT_DISCARDS = 4
 DEFAULT_LEAD = 0.0
 DEFAULT_VALUE = 12.0
 """Weight (stock cards per unit) of the learned value at the horizon, by default, where a shipped
@@ -130,67 +128,7 @@ ROLLOUTS = {"greedy": 2, "heuristic": 4}
 """Rollout agents (in-engine kinds) that finish the turn and play the other seats."""
 DEFAULT_ROLLOUT = "heuristic"
 MAX_WORLDS = 4096
-MAX_CANDIDATES = 64
 MAX_HORIZON = 8
-
-
-class _TopK(_Search):
-    """The heuristic planner's search, keeping the ``k`` best sequences (best first).
-
-    With ``discards`` > 0, up to that many extra candidates follow: the best sequences that end
-    with a discard, each with the best discard of another card value instead (same plays).
-    """
-
-    def __init__(self, obs: Any, config: GameConfig, w: HeuristicWeights, k: int, discards: int = 0) -> None:
-        super().__init__(obs, config, w)
-        self.k = k
-        self.discards = discards
-        self.found: list[tuple[float, int, tuple[Move, ...]]] = []
-        self.alts: dict[int, list[tuple[float, tuple[Move, ...]]]] = {}
-
-    def _consider(self, value: float, path: tuple[Move, ...]) -> None:
-        super()._consider(value, path)
-        if self.discards and isinstance(path[-1], Discard):
-            self.alts[len(self.found)] = self._other_discards(value, path)
-        self.found.append((value, len(self.found), path))
-
-    def _other_discards(self, value: float, path: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
-        """The best discard of each other card value from this position, valued like the planner's."""
-        chosen = path[-1]
-        assert isinstance(chosen, Discard)  # _consider calls this for discard-ended paths only
-        key = tuple(sorted(self.building))
-        piles = self._discard_piles()
-        base = value
-        out = []
-        for card in range(1, WILD + 1):
-            if not self.hand[card] or card == chosen.card or (card == WILD and not self.allow_wild_discard):
-                continue
-            keep = self._keep_value(card, key)
-            top_value, top_move = -np.inf, None
-            for d, top in piles:
-                v = placement_score(card, top) - keep
-                if v > top_value:
-                    top_value, top_move = v, DISCARDS[card][d]
-            if top_move is not None:
-                out.append((top_value, (*path[:-1], top_move)))
-        best_value = self._best_discard(key)[0]
-        out = [(base - best_value + v, p) for v, p in out]
-        out.sort(key=lambda item: -item[0])
-        return out
-
-    def top(self) -> list[tuple[float, tuple[Move, ...]]]:
-        self.run()
-        order = sorted(self.found, key=lambda item: (-item[0], item[1]))  # stable: the planner's order breaks ties
-        chosen = order[: self.k]
-        out = [(value, path) for value, _, path in chosen]
-        extra = 0
-        for _, index, _ in chosen:
-            if extra >= self.discards:
-                break
-            for value, path in self.alts.get(index, [])[:1]:
-                out.append((value, path))
-                extra += 1
-        return out
 
 
 def parse_search_spec(spec: str) -> dict[str, int | None]:
@@ -215,7 +153,7 @@ def parse_search_spec(spec: str) -> dict[str, int | None]:
     return out
 
 
-class SearchAgent:
+class SearchAgent(TurnAgent):
     """Determinized turn search (see the module docstring). Implements ``act_view``.
 
     Args:
@@ -248,7 +186,7 @@ class SearchAgent:
         reply: weight (stock cards) of the next seat's chance to reach its stock top at the start of
             its turn right after the seat's (its refilled simulated hand; subtracted for an opponent).
         reply_q: the unseen-card chance for ``reply``.
-        discards: extra candidates with another discard after the same plays (see :class:`_TopK`).
+        discards: extra candidates with another discard after the same plays (see :class:`~skipbo_env.agents.turns.TopK`).
         weights: the heuristic planner's weights (candidates, and the heuristic rollouts).
         rollout: the in-engine agent of the simulations: ``"heuristic"`` or ``"greedy"`` (:data:`ROLLOUTS`).
         value: weight (stock cards per unit) of a learned value of the seat's position at the horizon
@@ -302,22 +240,18 @@ class SearchAgent:
         opponent_net: str | os.PathLike | None = None,
         infer: bool = False,
     ) -> None:
-        if not isinstance(config, GameConfig):
-            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
+        super().__init__(config, seed, candidates=candidates, discards=discards, weights=weights)
         if worlds is None:
             worlds = _by_table(DEFAULT_WORLDS_BY_PLAYERS, config, DEFAULT_WORLDS)
-        for key, count, high in (("worlds", worlds, MAX_WORLDS), ("candidates", candidates, MAX_CANDIDATES)):
-            if type(count) is not int or not 1 <= count <= high:
-                raise ValueError(f"{key} must be an int in 1..{high}, got {count!r}")
+        if type(worlds) is not int or not 1 <= worlds <= MAX_WORLDS:
+            raise ValueError(f"worlds must be an int in 1..{MAX_WORLDS}, got {worlds!r}")
         from ..vector import (
             BatchEngine,  # needs numba (the 'fast' extra); loaded only for this agent
             kernels,
         )
         from ..vector.heuristic import plan_caches, weights_vector
 
-        self.config = config
         self.worlds = worlds
-        self.candidates = candidates
         self.prior = float(prior)
         self.win = float(win)
         if horizon is None:
@@ -341,9 +275,7 @@ class SearchAgent:
         self.reach_q = float(reach_q)
         self.threat_q = float(threat_q)
         self.reply = float(reply)
-        self.discards = int(discards)
         self.reply_q = float(reply_q)
-        self.weights = weights
         self._k = kernels
         self._engine = BatchEngine(config, worlds * (candidates + self.discards), seed=0)
         n = config.num_players
@@ -385,9 +317,6 @@ class SearchAgent:
         if not isinstance(infer, bool):
             raise TypeError(f"infer must be a bool, got {type(infer).__name__}")
         self.infer = infer
-        self.searches = 0
-        self.decisions = 0
-        self.seed(seed)
 
     def _network_path(self, path: str | os.PathLike | None, shipped: str | None, what: str, without: str) -> Path:
         """The agent file for ``what``: ``path``, else the table's shipped network (error if none)."""
@@ -407,70 +336,6 @@ class SearchAgent:
         if path not in self._nets:
             self._nets[path] = PPOAgent(path, self.config)
         return self._nets[path]
-
-    # ------------------------------------------------------------------ protocol
-    def seed(self, seed: int | None = None) -> None:
-        """Reset the generator (same seed, same decisions) and forget the plan."""
-        self.rng = np.random.default_rng(seed)
-        self._plan: list[Move] = []
-        self._expect: SeatView | None = None
-        self._turn_start: tuple[int, tuple[int, ...]] | None = None  # (turn, building values) at its first decision
-
-    def act(self, observation: Mapping[str, Any]) -> int:
-        raise ValueError(
-            "the search agent needs the seat's full view: call act_view(state.view(seat)) "
-            "(the observation vector does not hold the discard piles below their top two cards "
-            "nor the completed pile, which the sampler needs)"
-        )
-
-    def act_view(self, view: SeatView) -> int:
-        """The action id (:func:`skipbo_env.encoding.encode_action`) to play in ``view``."""
-        legal = self._legal(view, "act_view")
-        self.decisions += 1
-        if self._turn_start is None or self._turn_start[0] != view.turn:
-            self._turn_start = (view.turn, view.building_values)
-        if self._plan and self._expect is not None and _same(view, self._expect) and self._plan[0] in legal:
-            move = self._plan.pop(0)
-        else:
-            move = self._search(view, legal)
-        self._expect = None
-        if self._plan:
-            self._expect = self._predict(view, move)
-            if self._expect is None:
-                self._plan = []
-        return encode_action(move, self.config)
-
-    # ------------------------------------------------------------------ search
-    def _legal(self, view: SeatView, caller: str) -> tuple[Move, ...]:
-        """The legal moves of ``view``, after checking it is a view of this game with the seat to move."""
-        if not isinstance(view, SeatView):
-            raise TypeError(f"{caller} needs a SeatView, got {type(view).__name__}")
-        if view.config != self.config:
-            raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
-        legal = view.legal_moves()
-        if not legal:
-            raise ValueError(f"seat {view.seat} is not to move")
-        return legal
-
-    def _search(self, view: SeatView, legal: tuple[Move, ...]) -> Move:
-        self._plan = []
-        if len(legal) == 1:
-            return legal[0]
-        self.searches += 1
-        found = self._candidates(view, legal)
-        if not found:
-            return legal[0]
-        if len(found) == 1:
-            best_path = found[0][1]
-        else:
-            scores = self._scores(view, found)
-            best_path = found[int(np.argmax(scores))][1]
-        self._plan = list(best_path[1:])
-        return best_path[0]
-
-    def _candidates(self, view: SeatView, legal: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
-        found = _TopK(fields_from_view(view), self.config, self.weights, self.candidates, self.discards).top()
-        return [(value, path) for value, path in found if path and path[0] in legal]
 
     def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
         race = self._simulate(view, [path for _, path in found])
@@ -633,17 +498,6 @@ class SearchAgent:
             obs = eng.observe_rows(live, eng.current[live])
             eng.step(self._opponent.greedy_actions(obs, eng.masks()[live]), live)
 
-    def _predict(self, view: SeatView, move: Move) -> SeatView | None:
-        """The view after ``move`` when it reveals nothing (a hand play that keeps cards in hand, a
-        discard-pile play); ``None`` otherwise."""
-        if not isinstance(move, Play) or move.source in (Source.STOCK, Source.PARTNER_STOCK):
-            return None
-        if move.source is Source.HAND and len(view.hand) == 1:
-            return None  # R15: the refill is unknown
-        world = sample_states(view, np.random.default_rng(0), 1)[0]  # any world: the move reveals nothing
-        world.apply(move)
-        return world.view(view.seat)
-
 
 # _NEED[pile, target, v - 1]: number v must go on a pile showing ``pile`` (0..11) before ``target``
 # (1..12) fits (R12, R13); chains longer than _MAX_CHAIN are left out (no seat fills them in a turn).
@@ -751,10 +605,6 @@ def _by_table(table: Mapping[int, _T], config: GameConfig, otherwise: _U) -> _T 
     """A per-table default: ``table``'s entry for the number of players in a game without partners,
     else ``otherwise`` (the partner games and the tables ``table`` does not list)."""
     return otherwise if config.partner_game else table.get(config.num_players, otherwise)
-
-
-def _same(a: SeatView, b: SeatView) -> bool:
-    return a == b and a.completed_cards == b.completed_cards
 
 
 __all__ = ["DEFAULT_CANDIDATES", "DEFAULT_HORIZON", "DEFAULT_WORLDS", "DEFAULT_WORLDS_BY_PLAYERS", "SearchAgent",

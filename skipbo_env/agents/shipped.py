@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-SHIPPED: dict[str, str] = {"ppo-2p": "ppo_2p_default.safetensors"}
+SHIPPED: dict[str, str] = {"ppo-2p": "ppo_2p_default.safetensors", "turn-2p": "turn_2p.safetensors"}
 """Trained agents shipped inside the package (``skipbo_env/models/``), by name; each has a model
 card beside it (``<name>.md``)."""
 

@@ -56,8 +56,25 @@ def parse_overrides(args: argparse.Namespace, prog: str = "skipbo train") -> dic
     return overrides
 
 
+def _recipe_file(argv: list[str]) -> bool:
+    """True when ``--config`` names a recipe file (``recipe: turnnet``) rather than a PPO configuration."""
+    from .turnnet import is_recipe_file
+
+    for i, arg in enumerate(argv):
+        if arg == "--config" and i + 1 < len(argv):
+            return is_recipe_file(argv[i + 1])
+        if arg.startswith("--config="):
+            return is_recipe_file(arg.split("=", 1)[1])
+    return False
+
+
 def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
     """Run the command; returns the exit code (errors print one line naming ``prog``)."""
+    recipe = _recipe_file(sys.argv[1:] if argv is None else argv)
+    if recipe:
+        from .turnnet import main as recipe_main  # the turn-network recipe has its own settings
+
+        return recipe_main(sys.argv[1:] if argv is None else argv, prog)
     args = build_parser(prog).parse_args(argv)
     # torch and stable-baselines3 load with these modules: after argument parsing, so --help is instant
     from .checkpoints import CheckpointError, export_agent

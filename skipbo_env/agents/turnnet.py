@@ -1,0 +1,400 @@
+"""TurnNetAgent (``turn-2p``): a network that picks the turn, taught by the search agent.
+
+The heuristic planner proposes the seat's candidate turns (:class:`~skipbo_env.agents.turns.TopK`:
+its 12 best-scored play sequences and 4 with another discard, found by enumerating the plays of
+the cards the seat sees: no hidden card is sampled and no other seat is simulated). For each
+candidate, :func:`turn_features` describes the position it leaves (building piles, own hand,
+stock and discard piles after the plays, the opponent's stock top and discard tops, the unseen
+cards' shares, chances to reach a stock top); a small network (:class:`TurnNet`, numpy at play
+time) scores each description in one batched forward pass, and the agent plays the best
+candidate's first move (the rest of the sequence as :class:`~skipbo_env.agents.turns.TurnAgent`
+plays plans). The network was fitted to the scores the 2-player search agent gives the same
+candidates (``skipbo_env.training.turnnet``, ``configs/turnnet_2p.yaml``): it learns, from the
+seat's view alone, what the search measures by simulating the opponent's reply in sampled worlds.
+
+The 2-player game only: the features read one opponent.
+
+**Turn-agent files.** A safetensors file (no pickle: loading runs no code) holding
+``mean``, ``std`` (the feature standardization) and ``layers.{i}.weight`` / ``layers.{i}.bias``
+(torch's ``Linear`` layout: ``weight`` is ``(out, in)``), all float32, and in the header's metadata
+under :data:`METADATA_KEY` one JSON object: ``format`` (:data:`FORMAT`), ``format_version``
+(:data:`FORMAT_VERSION`), ``features_version`` (:data:`FEATURES_VERSION`: files of other feature
+computations are refused rather than played differently), ``hidden`` (the hidden layer sizes;
+ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) and ``provenance``
+(free-form JSON: the recipe and its labels). Every field and tensor is checked; every problem is
+a :class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..bots.heuristic import CHAIN, DEFAULT_WEIGHTS, MAX_CHAIN, HeuristicWeights, reach_chance
+from ..extras import missing_extra
+from ..records import write_bytes_atomic
+from ..rules import WILD, GameConfig, Move, SeatView, SkipBoError, Source
+from ..rules.cards import HAND_SIZE, PILE_COMPLETE
+from ..rules.moves import Discard, Play
+from ..rules.sampling import unseen_counts
+from .ppo import CheckpointError
+from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, TurnAgent
+
+FORMAT = "skipbo-turn-agent"
+FORMAT_VERSION = 1
+METADATA_KEY = "skipbo_turn_agent"
+"""Key of the description in the safetensors header's metadata."""
+FEATURES_VERSION = 1
+"""Version of :func:`turn_features`; bump it whenever the features change (old files are refused)."""
+FEATURE_SIZE = 308
+"""Length of :func:`turn_features`'s vector."""
+MAX_HIDDEN = 4096
+MAX_LAYERS = 8
+MAX_DESCRIPTION = 64 * 1024
+OPPONENT_UNSEEN = 0.55
+"""The heuristic's chance that an opponent's unseen hand supplies one missing number (its ``unseen_card``)."""
+OWN_UNSEEN = 0.3
+"""The heuristic's same chance for the seat's own next draw (its ``own_unseen_card``)."""
+_CARDS = WILD + 1  # card values 1..13 (13 = wild); index 0 unused
+_KEYS = ("format", "format_version", "features_version", "hidden", "game", "provenance")
+
+
+def unseen_shares(view: SeatView) -> np.ndarray:
+    """Share of each card value (index 1..13) among the cards the seat has not seen (index 0 unused)."""
+    counts = np.array(unseen_counts(view), np.float64)
+    return counts / max(counts.sum(), 1.0)
+
+
+def _cover(missing: list[int], jokers: int, draws: int, shares: np.ndarray) -> float:
+    """Chance that ``draws`` cards dealt from the unseen ``shares`` bring the ``missing`` numbers,
+    ``jokers`` wilds already in hand making up for as many of them (one drawn wild for one more)."""
+    if len(missing) <= jokers:
+        return 1.0
+    if draws <= 0 or len(missing) - jokers > draws:
+        return 0.0
+    q = sorted(1.0 - (1.0 - shares[x]) ** draws for x in missing)  # hardest first
+    wild = 1.0 - (1.0 - shares[WILD]) ** draws
+    without = float(np.prod(q[jokers:]))  # the wilds in hand stand for the hardest numbers
+    with_wild = float(np.prod(q[jokers + 1:]))  # a drawn wild for one more
+    return (1.0 - wild) * without + wild * with_wild
+
+
+def _chances(target: int | None, building: tuple[int, ...], numbers: set[int] | frozenset[int], jokers: int,
+             draws: int, shares: np.ndarray) -> list[float]:
+    """Per building pile (in the order of ``building``), :func:`_cover`'s chance to bring it to ``target - 1``."""
+    if target is None:
+        return [0.0] * len(building)
+    if target == WILD:
+        return [1.0] * len(building)
+    out = []
+    for pile in building:
+        need = CHAIN[pile][target]
+        if len(need) > MAX_CHAIN:
+            out.append(0.0)
+        else:
+            out.append(_cover([x for x in need if x not in numbers], jokers, draws, shares))
+    return out
+
+
+def _onehot(size: int, index: int | None) -> np.ndarray:
+    out = np.zeros(size, np.float32)
+    if index is not None:
+        out[index] = 1.0
+    return out
+
+
+def turn_features(view: SeatView, path: tuple[Move, ...], value: float, rank: int, extra: bool,
+                  shares: np.ndarray | None = None) -> np.ndarray:
+    """The position candidate turn ``path`` leaves, as the seat sees it (float32, :data:`FEATURE_SIZE`).
+
+    ``value`` is the planner's score of the candidate, ``rank`` its place in the candidate list,
+    ``extra`` whether it is one of the alternative-discard candidates; ``shares`` is
+    :func:`unseen_shares` of ``view`` (computed when not given). The layout is documented in
+    docs/agents.md ("turn-2p"). Reads only ``view`` (2 players: the opponent is the next seat).
+    """
+    if shares is None:
+        shares = unseen_shares(view)
+    me = view.seat
+    opp = (me + 1) % view.num_players
+    building = list(view.building_values)
+    hand = [0] * _CARDS
+    for card in view.hand:
+        hand[card] += 1
+    piles = [list(p) for p in view.discard_piles[me]]
+    stock_top = view.stock_tops[me]
+    stock_size = view.stock_sizes[me]
+    stock_played = False
+    plays = hand_plays = discard_plays = wilds = completed = 0
+    ends = [0.0, 0.0, 0.0, 0.0]  # a stock play, a play that empties the hand, a discard, an end of turn
+    for move in path:
+        if isinstance(move, Play):
+            plays += 1
+            if move.source is Source.HAND:
+                assert move.card is not None  # a hand play names its card (Play.__post_init__)
+                hand[move.card] -= 1
+                hand_plays += 1
+                wilds += move.card == WILD
+            elif move.source is Source.DISCARD:
+                assert move.discard_pile is not None
+                discard_plays += 1
+                wilds += piles[move.discard_pile].pop() == WILD
+            elif move.source is Source.STOCK:
+                stock_played = True
+                stock_size -= 1
+                ends[0] = 1.0
+            else:
+                raise ValueError(f"turn_features reads 2-player turns; {move} is a partner-game move")
+            b = move.build_pile
+            building[b] += 1
+            if building[b] == PILE_COMPLETE:  # R13
+                building[b] = 0
+                completed += 1
+        elif isinstance(move, Discard):
+            hand[move.card] -= 1
+            piles[move.discard_pile].append(move.card)
+            ends[2] = 1.0
+        else:
+            ends[3] = 1.0
+    if not any(ends):
+        ends[1] = 1.0
+    key = tuple(sorted(building))
+    own_top = None if stock_played else stock_top
+    parts: list[np.ndarray] = [_onehot(12, v) for v in key]
+    parts.append(np.array(hand[1:], np.float32) / 2.0)
+    parts.append(np.array([sum(hand) / HAND_SIZE], np.float32))
+    parts.append(_onehot(13, None if own_top is None else own_top - 1))
+    parts.append(np.array([stock_played, stock_top is None and not stock_played, stock_size / 30.0], np.float32))
+    own_rows = sorted((p[-1] if p else 0, p[-2] if len(p) > 1 else 0, len(p)) for p in piles)
+    for top, second, size in own_rows:
+        parts += [_onehot(14, top), _onehot(14, second), np.array([size / 10.0], np.float32)]
+    opp_top = view.stock_tops[opp]
+    parts.append(_onehot(13, None if opp_top is None else opp_top - 1))
+    parts.append(np.array([view.stock_sizes[opp] / 30.0, view.hand_sizes[opp] / HAND_SIZE], np.float32))
+    for top, size in sorted((p[-1] if p else 0, len(p)) for p in view.discard_piles[opp]):
+        parts += [_onehot(14, top), np.array([size / 10.0], np.float32)]
+    parts.append(np.array([view.draw_size / 100.0, view.completed_size / 100.0], np.float32))
+    parts.append(np.array(ends, np.float32))
+    parts.append(np.array([plays / 5, hand_plays / 5, discard_plays / 5, wilds, completed], np.float32))
+    opp_numbers = frozenset(p[-1] for p in view.discard_piles[opp] if p and p[-1] != WILD)
+    opp_jokers = sum(1 for p in view.discard_piles[opp] if p and p[-1] == WILD)
+    danger = reach_chance(opp_top, key, opp_numbers, opp_jokers, OPPONENT_UNSEEN)
+    own_numbers = {c for c in range(1, WILD) if hand[c]} | {p[-1] for p in piles if p and p[-1] != WILD}
+    own_jokers = hand[WILD] + sum(1 for p in piles if p and p[-1] == WILD)
+    own = 0.0 if own_top is None else reach_chance(own_top, key, frozenset(own_numbers), own_jokers, OWN_UNSEEN)
+    parts.append(np.array([value / 100.0, danger, own, rank / 16.0, float(extra)], np.float32))
+    parts.append(shares[1:].astype(np.float32) * 10.0)
+    # the opponent refills to a full hand before it plays: its chance per pile from the unseen shares
+    theirs = _chances(opp_top, key, opp_numbers, opp_jokers, HAND_SIZE, shares)
+    parts.append(np.array([*sorted(theirs), 1.0 - float(np.prod([1.0 - p for p in theirs]))], np.float32))
+    draws = HAND_SIZE - sum(hand) if view.draw_size + view.completed_size > 0 else 0
+    ours = _chances(own_top, key, own_numbers, own_jokers, draws, shares)
+    parts.append(np.array([*sorted(ours), 1.0 - float(np.prod([1.0 - p for p in ours]))], np.float32))
+    out = np.concatenate(parts)
+    assert out.shape == (FEATURE_SIZE,), out.shape
+    return out
+
+
+class TurnNet:
+    """A standardized ReLU network in numpy: ``scores(X)`` for a batch of :func:`turn_features` rows."""
+
+    def __init__(self, mean: np.ndarray, std: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.mean = np.asarray(mean, np.float32)
+        self.std = np.asarray(std, np.float32)
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+
+    @property
+    def hidden(self) -> list[int]:
+        return [int(w.shape[0]) for w, _ in self.layers[:-1]]
+
+    def scores(self, features: np.ndarray) -> np.ndarray:
+        h = (np.asarray(features, np.float32) - self.mean) / self.std
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w.T + b
+            if i < last:
+                h = np.maximum(h, 0.0)
+        return h[:, 0]
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        out = {"mean": self.mean, "std": self.std}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"layers.{i}.weight"] = w
+            out[f"layers.{i}.bias"] = b
+        return out
+
+
+def _safetensors(what: str) -> Any:
+    try:
+        import safetensors.numpy as st
+        from safetensors import safe_open
+    except ImportError as exc:
+        raise missing_extra(exc, "train", what) from exc
+    return st, safe_open
+
+
+def _header(path: Path) -> dict[str, str] | None:
+    """The safetensors header metadata of ``path``; ``None`` when it is not a readable safetensors file."""
+    _, safe_open = _safetensors("reading a turn-agent file")
+    try:
+        with safe_open(str(path), framework="np") as f:
+            return dict(f.metadata() or {})
+    except Exception:  # safetensors raises its own error kinds for a bad header
+        return None
+
+
+def is_turn_agent_file(path: str | os.PathLike) -> bool:
+    """True when ``path`` is a safetensors file whose header holds a turn-agent description."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    try:
+        with open(p, "rb") as f:
+            if f.read(2) == b"PK":
+                return False  # a zip (sb3 checkpoint), never read as safetensors
+    except OSError:
+        return False
+    meta = _header(p)
+    return meta is not None and METADATA_KEY in meta
+
+
+def parse_description(path: Path, text: Any) -> dict[str, Any]:
+    """The checked description of turn-agent file ``path`` (see the module docstring)."""
+    if not isinstance(text, str) or len(text) > MAX_DESCRIPTION:
+        raise CheckpointError(path, f"the {METADATA_KEY!r} description must be a JSON text under {MAX_DESCRIPTION} characters")
+    try:
+        desc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(path, f"the {METADATA_KEY!r} description is not JSON ({exc})") from None
+    if not isinstance(desc, dict):
+        raise CheckpointError(path, f"the {METADATA_KEY!r} description must be a JSON object")
+    missing = [k for k in _KEYS if k not in desc]
+    unknown = sorted(set(desc) - set(_KEYS))
+    if missing or unknown:
+        raise CheckpointError(path, f"the description misses {missing} / has unknown keys {unknown}")
+    if desc["format"] != FORMAT or desc["format_version"] != FORMAT_VERSION:
+        raise CheckpointError(path, f"format {desc['format']!r} version {desc['format_version']!r}; this code reads "
+                                    f"{FORMAT!r} version {FORMAT_VERSION}")
+    if desc["features_version"] != FEATURES_VERSION:
+        raise CheckpointError(path, f"features_version {desc['features_version']!r}: this code computes the turn "
+                                    f"features of version {FEATURES_VERSION}, and would play the file differently")
+    hidden = desc["hidden"]
+    if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_LAYERS
+            or any(type(h) is not int or not 1 <= h <= MAX_HIDDEN for h in hidden)):
+        raise CheckpointError(path, f"hidden must be a list of 1..{MAX_LAYERS} layer sizes in 1..{MAX_HIDDEN}, "
+                                    f"got {hidden!r}")
+    try:
+        desc["game"] = GameConfig.from_dict(desc["game"])
+    except (SkipBoError, TypeError, ValueError) as exc:
+        raise CheckpointError(path, f"bad game in the description: {exc}") from None
+    return desc
+
+
+def _expected_shapes(hidden: list[int]) -> dict[str, tuple[int, ...]]:
+    sizes = [FEATURE_SIZE, *hidden, 1]
+    out: dict[str, tuple[int, ...]] = {"mean": (FEATURE_SIZE,), "std": (FEATURE_SIZE,)}
+    for i in range(len(sizes) - 1):
+        out[f"layers.{i}.weight"] = (sizes[i + 1], sizes[i])
+        out[f"layers.{i}.bias"] = (sizes[i + 1],)
+    return out
+
+
+def load_turn_net(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[TurnNet, dict[str, Any]]:
+    """The network of turn-agent file ``path`` and its checked description.
+
+    With ``config``, the file's game must be that one. Raises :class:`CheckpointError` (naming the
+    file) for a missing or unreadable file, a bad description, another game, or tensors that are
+    not exactly the network's (names, shapes, float32, finite; ``std`` positive).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(path, "no such turn-agent file")
+    st, _ = _safetensors("loading a turn-agent file")
+    meta = _header(path)
+    if meta is None:
+        raise CheckpointError(path, "not a safetensors file (unreadable header)")
+    if METADATA_KEY not in meta:
+        raise CheckpointError(path, f"a safetensors file without the {METADATA_KEY!r} description in its header")
+    desc = parse_description(path, meta[METADATA_KEY])
+    if config is not None and desc["game"] != config:
+        raise CheckpointError(path, f"made for {desc['game']}, not {config}")
+    tensors = st.load_file(str(path))
+    want = _expected_shapes(desc["hidden"])
+    if set(tensors) != set(want):
+        raise CheckpointError(path, f"tensors {sorted(tensors)}; a network with hidden sizes {desc['hidden']} has "
+                                    f"{sorted(want)}")
+    for name, shape in want.items():
+        t = tensors[name]
+        if t.dtype != np.float32 or t.shape != shape:
+            raise CheckpointError(path, f"tensor {name} is {t.dtype}{list(t.shape)}, expected float32{list(shape)}")
+        if not np.all(np.isfinite(t)):
+            raise CheckpointError(path, f"tensor {name} holds NaN or infinite values")
+    if not np.all(tensors["std"] > 0):
+        raise CheckpointError(path, "tensor std must be positive")
+    layers = [(tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"]) for i in range(len(desc["hidden"]) + 1)]
+    return TurnNet(tensors["mean"], tensors["std"], layers), desc
+
+
+def write_turn_net(path: str | os.PathLike, net: TurnNet, game: GameConfig, provenance: dict[str, Any]) -> Path:
+    """Write ``net`` as turn-agent file ``path`` (atomically; checked by the loader's rules first)."""
+    path = Path(path)
+    if path.suffix != ".safetensors":
+        raise CheckpointError(path, "a turn-agent file's name must end in .safetensors")
+    st, _ = _safetensors("writing a turn-agent file")
+    desc = {"format": FORMAT, "format_version": FORMAT_VERSION, "features_version": FEATURES_VERSION,
+            "hidden": net.hidden, "game": game.to_dict(), "provenance": provenance}
+    text = json.dumps(desc, sort_keys=True, separators=(",", ":"))
+    parse_description(path, text)
+    tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in net.tensors().items()}
+    want = _expected_shapes(net.hidden)
+    bad = [k for k, shape in want.items() if k not in tensors or tensors[k].shape != shape]
+    if bad or set(tensors) != set(want):
+        raise CheckpointError(path, f"the network's tensors do not fit hidden sizes {net.hidden}: {bad}")
+    return write_bytes_atomic(path, st.save(tensors, metadata={METADATA_KEY: text}))
+
+
+def check_turn_game(config: GameConfig) -> None:
+    """Raise ``ValueError`` unless ``config`` is a game the turn features read (2 players, no partners)."""
+    if config.num_players != 2 or config.partner_game:
+        raise ValueError(f"the turn network reads 2-player games without partners, not {config.num_players} "
+                         f"players (partner_game={config.partner_game})")
+
+
+class TurnNetAgent(TurnAgent):
+    """Plays the turn network of an agent file (see the module docstring). Implements ``act_view``.
+
+    Args:
+        path: a turn-agent file (:func:`write_turn_net`).
+        config: the game (2 players, no partners; it must be the file's).
+        seed: accepted for the agent protocol; the agent is deterministic.
+    """
+
+    name = "turnnet"
+
+    def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None, *,
+                 candidates: int = DEFAULT_CANDIDATES, discards: int = DEFAULT_DISCARDS,
+                 weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
+        check_turn_game(config)
+        super().__init__(config, seed, candidates=candidates, discards=discards, weights=weights)
+        self.path = Path(path)
+        self.net, self.description = load_turn_net(self.path, config)
+
+    def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
+        return self.net.scores(candidate_features(view, found, self.candidates))
+
+
+def candidate_features(view: SeatView, found: list[tuple[float, tuple[Move, ...]]], candidates: int) -> np.ndarray:
+    """:func:`turn_features` of every candidate of ``found`` (the planner's list: its first ``candidates``
+    are its best sequences, the rest alternative discards), one row each."""
+    shares = unseen_shares(view)
+    return np.stack([turn_features(view, path, value, i, i >= candidates, shares)
+                     for i, (value, path) in enumerate(found)])
+
+
+__all__ = ["FEATURE_SIZE", "FEATURES_VERSION", "TurnNet", "TurnNetAgent", "candidate_features", "is_turn_agent_file",
+           "load_turn_net", "turn_features", "unseen_shares", "write_turn_net"]

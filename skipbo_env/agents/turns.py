@@ -1,0 +1,201 @@
+"""Agents that choose whole turn prefixes among the heuristic planner's candidates.
+
+A Skip-Bo turn is a sequence of plays. The heuristic planner
+(:mod:`skipbo_env.bots.heuristic`) enumerates the sequences a seat can make from
+what it sees; :class:`TopK` keeps the best-scored ones (and some alternative
+discards) as candidates. A :class:`TurnAgent` scores the candidates its own way
+(the search agent by simulating them in sampled worlds, the turn network with
+a network) and plays the best one's first move. The rest of the chosen sequence
+is played without choosing again while each new view is exactly the one the
+plan predicted (hand and discard-pile plays reveal nothing); any surprise
+(a stock card turned up, a refill) makes a new choice.
+
+Both agents read only the seat's :class:`~skipbo_env.rules.SeatView` (``act_view``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
+from ..encoding import encode_action, fields_from_view
+from ..rules import WILD, GameConfig, Move, Play, SeatView, Source
+from ..rules.moves import DISCARDS, Discard
+from ..rules.sampling import sample_states
+
+DEFAULT_CANDIDATES = 12
+DEFAULT_DISCARDS = 4
+MAX_CANDIDATES = 64
+
+
+class TopK(_Search):
+    """The heuristic planner's search, keeping the ``k`` best sequences (best first).
+
+    With ``discards`` > 0, up to that many extra candidates follow: the best sequences that end
+    with a discard, each with the best discard of another card value instead (same plays).
+    """
+
+    def __init__(self, obs: Any, config: GameConfig, w: HeuristicWeights, k: int, discards: int = 0) -> None:
+        super().__init__(obs, config, w)
+        self.k = k
+        self.discards = discards
+        self.found: list[tuple[float, int, tuple[Move, ...]]] = []
+        self.alts: dict[int, list[tuple[float, tuple[Move, ...]]]] = {}
+
+    def _consider(self, value: float, path: tuple[Move, ...]) -> None:
+        super()._consider(value, path)
+        if self.discards and isinstance(path[-1], Discard):
+            self.alts[len(self.found)] = self._other_discards(value, path)
+        self.found.append((value, len(self.found), path))
+
+    def _other_discards(self, value: float, path: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
+        """The best discard of each other card value from this position, valued like the planner's."""
+        chosen = path[-1]
+        assert isinstance(chosen, Discard)  # _consider calls this for discard-ended paths only
+        key = tuple(sorted(self.building))
+        piles = self._discard_piles()
+        base = value
+        out = []
+        for card in range(1, WILD + 1):
+            if not self.hand[card] or card == chosen.card or (card == WILD and not self.allow_wild_discard):
+                continue
+            keep = self._keep_value(card, key)
+            top_value, top_move = -np.inf, None
+            for d, top in piles:
+                v = placement_score(card, top) - keep
+                if v > top_value:
+                    top_value, top_move = v, DISCARDS[card][d]
+            if top_move is not None:
+                out.append((top_value, (*path[:-1], top_move)))
+        best_value = self._best_discard(key)[0]
+        out = [(base - best_value + v, p) for v, p in out]
+        out.sort(key=lambda item: -item[0])
+        return out
+
+    def top(self) -> list[tuple[float, tuple[Move, ...]]]:
+        self.run()
+        order = sorted(self.found, key=lambda item: (-item[0], item[1]))  # stable: the planner's order breaks ties
+        chosen = order[: self.k]
+        out = [(value, path) for value, _, path in chosen]
+        extra = 0
+        for _, index, _ in chosen:
+            if extra >= self.discards:
+                break
+            for value, path in self.alts.get(index, [])[:1]:
+                out.append((value, path))
+                extra += 1
+        return out
+
+
+class TurnAgent:
+    """Base of the agents that pick among the planner's candidate turns (see the module docstring).
+
+    Subclasses set :attr:`name` and implement :meth:`_scores` (higher is better, one score per
+    candidate). Implements ``act_view``; ``act`` (the observation vector) is refused, since the
+    view holds what the candidates and scores need (every discard pile, the cards seen).
+    """
+
+    name = "turns"
+
+    def __init__(self, config: GameConfig, seed: int | None = None, *, candidates: int = DEFAULT_CANDIDATES,
+                 discards: int = DEFAULT_DISCARDS, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
+        if type(candidates) is not int or not 1 <= candidates <= MAX_CANDIDATES:
+            raise ValueError(f"candidates must be an int in 1..{MAX_CANDIDATES}, got {candidates!r}")
+        if type(discards) is not int or not 0 <= discards <= MAX_CANDIDATES:
+            raise ValueError(f"discards must be an int in 0..{MAX_CANDIDATES}, got {discards!r}")
+        self.config = config
+        self.candidates = candidates
+        self.discards = discards
+        self.weights = weights
+        self.searches = 0
+        self.decisions = 0
+        self.seed(seed)
+
+    def seed(self, seed: int | None = None) -> None:
+        """Reset the generator (same seed, same decisions) and forget the plan."""
+        self.rng = np.random.default_rng(seed)
+        self._plan: list[Move] = []
+        self._expect: SeatView | None = None
+        self._turn_start: tuple[int, tuple[int, ...]] | None = None  # (turn, building values) at its first decision
+
+    def act(self, observation: Mapping[str, Any]) -> int:
+        raise ValueError(
+            f"the {self.name} agent needs the seat's full view: call act_view(state.view(seat)) "
+            "(the observation vector does not hold the discard piles below their top two cards "
+            "nor the completed pile)"
+        )
+
+    def act_view(self, view: SeatView) -> int:
+        """The action id (:func:`skipbo_env.encoding.encode_action`) to play in ``view``."""
+        legal = self._legal(view, "act_view")
+        self.decisions += 1
+        if self._turn_start is None or self._turn_start[0] != view.turn:
+            self._turn_start = (view.turn, view.building_values)
+        if self._plan and self._expect is not None and _same(view, self._expect) and self._plan[0] in legal:
+            move = self._plan.pop(0)
+        else:
+            move = self._search(view, legal)
+        self._expect = None
+        if self._plan:
+            self._expect = self._predict(view, move)
+            if self._expect is None:
+                self._plan = []
+        return encode_action(move, self.config)
+
+    def _legal(self, view: SeatView, caller: str) -> tuple[Move, ...]:
+        """The legal moves of ``view``, after checking it is a view of this game with the seat to move."""
+        if not isinstance(view, SeatView):
+            raise TypeError(f"{caller} needs a SeatView, got {type(view).__name__}")
+        if view.config != self.config:
+            raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
+        legal = view.legal_moves()
+        if not legal:
+            raise ValueError(f"seat {view.seat} is not to move")
+        return legal
+
+    def _search(self, view: SeatView, legal: tuple[Move, ...]) -> Move:
+        self._plan = []
+        if len(legal) == 1:
+            return legal[0]
+        self.searches += 1
+        found = self._candidates(view, legal)
+        if not found:
+            return legal[0]
+        if len(found) == 1:
+            best_path = found[0][1]
+        else:
+            scores = self._scores(view, found)
+            best_path = found[int(np.argmax(scores))][1]
+        self._plan = list(best_path[1:])
+        return best_path[0]
+
+    def _candidates(self, view: SeatView, legal: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
+        """The planner's candidates (its score, the sequence), best first, whose first move is legal."""
+        found = TopK(fields_from_view(view), self.config, self.weights, self.candidates, self.discards).top()
+        return [(value, path) for value, path in found if path and path[0] in legal]
+
+    def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _predict(self, view: SeatView, move: Move) -> SeatView | None:
+        """The view after ``move`` when it reveals nothing (a hand play that keeps cards in hand, a
+        discard-pile play); ``None`` otherwise."""
+        if not isinstance(move, Play) or move.source in (Source.STOCK, Source.PARTNER_STOCK):
+            return None
+        if move.source is Source.HAND and len(view.hand) == 1:
+            return None  # R15: the refill is unknown
+        world = sample_states(view, np.random.default_rng(0), 1)[0]  # any world: the move reveals nothing
+        world.apply(move)
+        return world.view(view.seat)
+
+
+def _same(a: SeatView, b: SeatView) -> bool:
+    return a == b and a.completed_cards == b.completed_cards
+
+
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "TopK", "TurnAgent"]

@@ -1,0 +1,287 @@
+"""The turn network (skipbo_env.agents.turnnet) and its recipe (skipbo_env.training.turnnet):
+features read only the seat's view, legal and deterministic play, safe agent files that refuse
+bad input by name, and a tiny end-to-end run of the recipe's config."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skipbo_env.agents import load_agent
+from skipbo_env.agents.ppo import CheckpointError
+from skipbo_env.agents.turnnet import (
+    FEATURE_SIZE,
+    METADATA_KEY,
+    TurnNet,
+    TurnNetAgent,
+    candidate_features,
+    is_turn_agent_file,
+    load_turn_net,
+    turn_features,
+    write_turn_net,
+)
+from skipbo_env.agents.turns import TopK
+from skipbo_env.bots.heuristic import DEFAULT_WEIGHTS
+from skipbo_env.encoding import decode_action, fields_from_view, observe
+from skipbo_env.episode import decisions
+from skipbo_env.rules import Discard, GameConfig, Play, Source, new_game, sample_state
+
+pytest.importorskip("safetensors")
+pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _random_net(seed: int = 0, hidden: tuple[int, ...] = (16, 8)) -> TurnNet:
+    rng = np.random.default_rng(seed)
+    sizes = [FEATURE_SIZE, *hidden, 1]
+    layers = [(rng.normal(0, 1 / np.sqrt(a), (b, a)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+              for a, b in zip(sizes, sizes[1:], strict=False)]
+    return TurnNet(rng.normal(0, 0.1, FEATURE_SIZE), np.full(FEATURE_SIZE, 0.5), layers)
+
+
+@pytest.fixture
+def net_file(tmp_path: Path) -> Path:
+    return write_turn_net(tmp_path / "net.safetensors", _random_net(), GameConfig(), {"test": True})
+
+
+def _positions(count: int):
+    """Positions with a real choice from heuristic games (the mover to play)."""
+    config = GameConfig()
+    rng = np.random.default_rng(0)
+    bots = [load_agent("heuristic", config, seed=s) for s in range(2)]
+    found = 0
+    for g in range(60):
+        state = new_game(config, seed=300 + g)
+        stop = int(rng.integers(10, 250))
+        while not state.is_over and state.moves < stop:
+            state.apply(decode_action(bots[state.current].act(observe(state, state.current)), config))
+        if not state.is_over and len(state.legal_moves()) > 3:
+            yield state
+            found += 1
+            if found == count:
+                return
+
+
+def _candidates(view):
+    return TopK(fields_from_view(view), view.config, DEFAULT_WEIGHTS, 12, 4).top()
+
+
+def test_features_read_only_the_view():
+    """Redrawing every card the seat cannot see (other hand, stocks below their tops, draw pile,
+    the order of the completed pile) leaves the features of every candidate unchanged (R3, R4)."""
+    rng = np.random.default_rng(1)
+    changed = 0
+    for state in _positions(12):
+        seat = state.current
+        view = state.view(seat)
+        found = _candidates(view)
+        first = candidate_features(view, found, 12)
+        assert first.shape == (len(found), FEATURE_SIZE) and np.isfinite(first).all()
+        for _ in range(2):
+            world = sample_state(view, rng)
+            changed += world.hand_cards(1 - seat) != state.hand_cards(1 - seat)
+            other = world.view(seat)
+            assert np.array_equal(candidate_features(other, _candidates(other), 12), first)
+    assert changed > 12  # the hidden cards really were redrawn
+
+
+def test_feature_layout_marks_how_the_turn_ends():
+    """The end-of-turn flags (a stock play, an emptied hand, a discard, an end of turn) and the
+    stock flags follow the candidate's last move (docs/agents.md, "turn-2p")."""
+    ends = slice(271, 275)  # see the layout table in docs/agents.md
+    seen = set()
+    for state in _positions(30):
+        view = state.view(state.current)
+        for value, path in _candidates(view):
+            row = turn_features(view, path, value, 0, False)
+            flags = row[ends]
+            assert flags.sum() == 1.0
+            last = path[-1]
+            if isinstance(last, Discard):
+                assert flags[2] == 1.0
+                seen.add("discard")
+            elif isinstance(last, Play) and last.source is Source.STOCK:
+                assert flags[0] == 1.0 and row[48 + 14 + 13] == 1.0  # stock played: its next card is unknown
+                assert not row[48 + 14:48 + 14 + 13].any()
+                seen.add("stock")
+    assert {"discard", "stock"} <= seen
+
+
+def test_agent_plays_legal_deterministic_games(net_file):
+    """Every action is legal (decisions() raises on an illegal one) and the same seed gives the
+    same game."""
+    config = GameConfig()
+
+    def play(seed: int) -> list[int]:
+        agent = TurnNetAgent(net_file, config, seed=seed)
+        other = load_agent("heuristic", config, seed=seed)
+        state = new_game(config, seed=seed)
+        return [d.action for d in decisions(state, [agent, other])]
+
+    first = play(4)
+    assert first == play(4) and len(first) > 20
+
+
+def test_decision_ignores_hidden_cards(net_file):
+    config = GameConfig()
+    rng = np.random.default_rng(2)
+    for state in _positions(8):
+        seat = state.current
+        a = TurnNetAgent(net_file, config).act_view(state.view(seat))
+        b = TurnNetAgent(net_file, config).act_view(sample_state(state.view(seat), rng).view(seat))
+        assert a == b
+
+
+def test_agent_file_round_trip_and_dispatch(net_file):
+    net, desc = load_turn_net(net_file, GameConfig())
+    x = np.random.default_rng(0).normal(size=(5, FEATURE_SIZE)).astype(np.float32)
+    assert np.allclose(net.scores(x), _random_net().scores(x))
+    assert desc["hidden"] == [16, 8] and desc["provenance"] == {"test": True}
+    assert is_turn_agent_file(net_file)
+    assert isinstance(load_agent(str(net_file), GameConfig()), TurnNetAgent)  # told by its header
+    assert not is_turn_agent_file(ROOT / "skipbo_env" / "models" / "ppo_2p_default.safetensors")
+
+
+def test_shipped_turn_agent_loads_by_name():
+    agent = load_agent("turn-2p", GameConfig())
+    assert isinstance(agent, TurnNetAgent)
+    assert agent.description["provenance"]["recipe"] == "turnnet"
+    state = new_game(GameConfig(), seed=1)
+    assert state.is_legal(decode_action(agent.act_view(state.view(state.current)), GameConfig()))
+    with pytest.raises(ValueError, match="2-player"):
+        load_agent("turn-2p", GameConfig(num_players=3))
+
+
+def _rewrite(path: Path, out: Path, *, desc=None, tensors=None) -> Path:
+    import safetensors.numpy as st
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="np") as f:
+        meta = f.metadata()
+    data = st.load_file(str(path))
+    d = json.loads(meta[METADATA_KEY])
+    if desc:
+        d = desc(d)
+    if tensors:
+        data = tensors(data)
+    out.write_bytes(st.save(data, metadata={METADATA_KEY: json.dumps(d)}))
+    return out
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"desc": lambda d: {**d, "features_version": 99}}, "features_version 99"),
+    ({"desc": lambda d: {**d, "format": "other"}}, "format 'other'"),
+    ({"desc": lambda d: {k: v for k, v in d.items() if k != "hidden"}}, "misses"),
+    ({"desc": lambda d: {**d, "extra": 1}}, "unknown keys"),
+    ({"desc": lambda d: {**d, "hidden": [16, -1]}}, "hidden must be"),
+    ({"desc": lambda d: {**d, "hidden": [16, 9]}}, "tensor layers.1.weight"),
+    ({"desc": lambda d: {**d, "game": {**d["game"], "num_players": 3}}}, "made for"),
+    ({"tensors": lambda t: {**t, "std": np.zeros(FEATURE_SIZE, np.float32)}}, "std must be positive"),
+    ({"tensors": lambda t: {**t, "mean": np.full(FEATURE_SIZE, np.nan, np.float32)}}, "NaN"),
+    ({"tensors": lambda t: {k: v for k, v in t.items() if k != "layers.2.bias"}}, "tensors"),
+    ({"tensors": lambda t: {**t, "mean": t["mean"].astype(np.float64)}}, "float32"),
+])
+def test_bad_agent_files_are_refused_by_name(net_file, tmp_path, change, message):
+    bad = _rewrite(net_file, tmp_path / "bad.safetensors", **change)
+    with pytest.raises(CheckpointError, match=message) as info:
+        load_turn_net(bad, GameConfig())
+    assert "bad.safetensors" in str(info.value)
+
+
+def test_unreadable_and_missing_files(tmp_path):
+    garbage = tmp_path / "garbage.safetensors"
+    garbage.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
+    with pytest.raises(CheckpointError, match="unreadable header"):
+        load_turn_net(garbage)
+    with pytest.raises(CheckpointError, match="no such"):
+        load_turn_net(tmp_path / "missing.safetensors")
+    with pytest.raises(CheckpointError, match="without the"):
+        load_turn_net(ROOT / "skipbo_env" / "models" / "ppo_2p_default.safetensors")
+    with pytest.raises(CheckpointError, match="must end in"):
+        write_turn_net(tmp_path / "net.bin", _random_net(), GameConfig(), {})
+
+
+def test_agent_refuses_other_tables(net_file):
+    with pytest.raises(ValueError, match="2-player"):
+        TurnNetAgent(net_file, GameConfig(num_players=4, partner_game=True))
+    with pytest.raises(ValueError, match="act_view"):
+        TurnNetAgent(net_file, GameConfig()).act({"observation": None})
+
+
+# ---------------------------------------------------------------------------- the recipe
+TINY = """recipe: turnnet
+name: tiny
+runs_dir: {runs}
+seed: 3
+labels:
+  teacher: search:4
+  lineups: [[heuristic, heuristic], [search:4, heuristic]]
+  shards: 2
+  games: 1
+  label_share: 0.3
+  workers: 1
+fit:
+  hidden: [8]
+  epochs: 2
+  holdout: 0.5
+eval:
+  games: 2
+  workers: 1
+"""
+
+
+def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
+    """A tiny version of configs/turnnet_2p.yaml, through train.py's command line: labels, fit,
+    export, check; the same command again reuses the finished label shards; a changed setting
+    under the same run name is refused; the shipped config loads."""
+    pytest.importorskip("numba")
+    from skipbo_env.training import cli
+    from skipbo_env.training.turnnet import TurnNetConfig
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY.format(runs=tmp_path / "runs"))
+    assert cli.main(["--config", str(config), "--no-progress"]) == 0
+    run = tmp_path / "runs" / "tiny"
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["checks"]["heuristic"]["games"] == 2 and metrics["fit"]["positions"] > 10
+    assert (run / "fit.csv").read_text().count("\n") == 3
+    agent = load_agent(str(run / "turnnet.safetensors"), GameConfig())
+    assert isinstance(agent, TurnNetAgent)
+    first = (run / "turnnet.safetensors").read_bytes()
+    shards = sorted((run / "labels").glob("shard_*.npz"))
+    assert len(shards) == 2
+    stamp = [p.stat().st_mtime_ns for p in shards]
+    (run / "turnnet.safetensors").unlink()
+    assert cli.main(["--config", str(config), "--no-progress"]) == 0  # same settings: shards reused
+    assert [p.stat().st_mtime_ns for p in shards] == stamp
+    assert (run / "turnnet.safetensors").read_bytes() == first  # same labels and seed: same network
+    assert cli.main(["--config", str(config), "--no-progress", "--fit.epochs", "3"]) == 2
+    assert "another configuration" in capsys.readouterr().err
+    shutil.copy(shards[0], tmp_path / "keep.npz")
+    shards[0].write_bytes(b"not a shard")
+    (run / "config.yaml").unlink()
+    assert cli.main(["--config", str(config), "--no-progress"]) == 2
+    assert "not a label shard" in capsys.readouterr().err
+    shipped = TurnNetConfig.from_yaml(ROOT / "configs" / "turnnet_2p.yaml")
+    assert shipped.labels.teacher.startswith("search")
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ({"labels.teacher": "heuristic"}, "labels.teacher"),
+    ({"game.num_players": 3}, "2-player"),
+    ({"labels.lineups": [["heuristic", "nobody"]]}, "unknown agent"),
+    ({"fit.holdout": 1.5}, "fit.holdout"),
+    ({"eval.games": 3}, "eval.games"),
+    ({"bogus": 1}, "unknown key"),
+])
+def test_recipe_config_errors_name_the_key(tmp_path, override, message):
+    from skipbo_env.rules import ConfigError
+    from skipbo_env.training.turnnet import TurnNetConfig
+
+    with pytest.raises(ConfigError, match=message):
+        TurnNetConfig.from_yaml(ROOT / "configs" / "turnnet_2p.yaml", override)
