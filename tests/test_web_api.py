@@ -515,6 +515,17 @@ def test_shipped_agent_file_plays():
     assert r.status_code == 200
 
 
+def test_agents_that_read_the_view_play_in_the_browser():
+    """The turn network (and the search agent) play from the seat's view, not the observation
+    vector; the table seats them like any agent."""
+    pytest.importorskip("safetensors")
+    web, client = make()
+    assert "turn-2p" in client.get("/api/agents").json()["trained"]
+    g = create(client, ["turn-2p", "heuristic"], seed=3)
+    snap = poll(client, g["game_id"], since=0, advance=MAX_ADVANCE)
+    assert not snap["error"] and snap["moves"] == MAX_ADVANCE
+
+
 def test_page_and_static_files(api):
     web, client = api
     r = client.get("/")

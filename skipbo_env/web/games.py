@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..agents import agent_label, derive_seed
-from ..encoding import decode_action, num_actions
+from ..encoding import decode_action, num_actions, observe
 from ..episode import AgentError, decisions
 from ..human import explain_illegal, parse_key, seat_name
 from ..records import GameRecord, GameRecorder
@@ -59,7 +59,9 @@ class _SeatAgent:
     def __init__(self, game: WebGame, seat: int, agent: Any | None) -> None:
         self.game, self.seat, self.agent = game, seat, agent
 
-    def act(self, observation: Any) -> int:
+    def act_view(self, view: Any) -> int:
+        """The seat's move: agents that read the seat's view (the search agent, the turn network)
+        get it, the others its observation."""
         game = self.game
         if self.agent is None:
             action = game._pending
@@ -70,7 +72,9 @@ class _SeatAgent:
         if game._budget <= 0:
             raise _Pause
         game._budget -= 1
-        return int(self.agent.act(observation))
+        if hasattr(self.agent, "act_view"):
+            return int(self.agent.act_view(view))
+        return int(self.agent.act(observe(game.state, self.seat, view)))
 
 
 @dataclasses.dataclass
