@@ -46,8 +46,9 @@ from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
 
-def play(state, agents) -> tuple[int | None, dict[int, float]]:
-    """Play ``state`` out; returns the winner and each seat's seconds spent deciding."""
+def play(state, agents, decisions: dict[int, int] | None = None) -> tuple[int | None, dict[int, float]]:
+    """Play ``state`` out; returns the winner and each seat's seconds spent deciding (and adds
+    each seat's decisions to ``decisions`` when given)."""
     spent = {s: 0.0 for s in range(len(agents))}
     while not state.is_over:
         seat = state.current
@@ -58,6 +59,8 @@ def play(state, agents) -> tuple[int | None, dict[int, float]]:
         else:
             action = agent.act(observe(state, seat))
         spent[seat] += time.perf_counter() - t
+        if decisions is not None:
+            decisions[seat] = decisions.get(seat, 0) + 1
         state.apply(decode_action(action, state.config))
     return state.winner, spent
 
