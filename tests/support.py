@@ -48,3 +48,27 @@ def tiny_config(tmp_path: Path, **changes) -> dict:
     }
     data.update(changes)
     return data
+
+
+def choice_positions(config: GameConfig, count: int, *, first_seed: int, games: int, max_stop: int):
+    """Positions where the mover has a real choice (more than three legal moves), from
+    heuristic-vs-heuristic games: game ``g`` is dealt with seed ``first_seed + g`` and stopped
+    after a random number of moves below ``max_stop``; at most ``count`` positions."""
+    from skipbo_env.agents import load_agent
+    from skipbo_env.encoding import decode_action, observe
+    from skipbo_env.rules import new_game
+
+    rng = np.random.default_rng(0)
+    bots = [load_agent("heuristic", config, seed=s) for s in range(config.num_players)]
+    found = 0
+    for g in range(games):
+        state = new_game(config, seed=first_seed + g)
+        stop = int(rng.integers(10, max_stop))
+        while not state.is_over and state.moves < stop:
+            state.apply(decode_action(bots[state.current].act(observe(state, state.current)), config))
+        if not state.is_over and len(state.legal_moves()) > 3:
+            yield state
+            found += 1
+            if found == count:
+                return
+

@@ -8,6 +8,8 @@ import pytest
 
 pytest.importorskip("numba")
 
+from support import choice_positions  # noqa: E402
+
 from skipbo_env.agents import SearchAgent, known_agents, load_agent, parse_search_spec  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import GameConfig, GameState, new_game, sample_state  # noqa: E402
@@ -54,19 +56,7 @@ def test_same_seed_same_decisions():
 
 def _positions(config: GameConfig, count: int):
     """Positions where the mover has a real choice, from heuristic-vs-heuristic games."""
-    rng = np.random.default_rng(0)
-    bots = [load_agent("heuristic", config, seed=s) for s in range(config.num_players)]
-    found = 0
-    for g in range(50):
-        state = new_game(config, seed=100 + g)
-        stop = int(rng.integers(10, 200))
-        while not state.is_over and state.moves < stop:
-            state.apply(decode_action(bots[state.current].act(observe(state, state.current)), config))
-        if not state.is_over and len(state.legal_moves()) > 3:
-            yield state
-            found += 1
-            if found == count:
-                return
+    return choice_positions(config, count, first_seed=100, games=50, max_stop=200)
 
 
 def test_only_the_view_matters():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import choice_positions
 
 from skipbo_env.agents import load_agent
 from skipbo_env.agents.ppo import CheckpointError
@@ -26,7 +27,7 @@ from skipbo_env.agents.turnnet import (
 )
 from skipbo_env.agents.turns import TopK
 from skipbo_env.bots.heuristic import DEFAULT_WEIGHTS
-from skipbo_env.encoding import decode_action, fields_from_view, observe
+from skipbo_env.encoding import decode_action, fields_from_view, num_actions
 from skipbo_env.episode import decisions
 from skipbo_env.rules import Discard, GameConfig, Play, Source, new_game, sample_state
 
@@ -50,21 +51,8 @@ def net_file(tmp_path: Path) -> Path:
 
 
 def _positions(count: int):
-    """Positions with a real choice from heuristic games (the mover to play)."""
-    config = GameConfig()
-    rng = np.random.default_rng(0)
-    bots = [load_agent("heuristic", config, seed=s) for s in range(2)]
-    found = 0
-    for g in range(60):
-        state = new_game(config, seed=300 + g)
-        stop = int(rng.integers(10, 250))
-        while not state.is_over and state.moves < stop:
-            state.apply(decode_action(bots[state.current].act(observe(state, state.current)), config))
-        if not state.is_over and len(state.legal_moves()) > 3:
-            yield state
-            found += 1
-            if found == count:
-                return
+    """Positions with a real choice from 2-player heuristic games (the mover to play)."""
+    return choice_positions(GameConfig(), count, first_seed=300, games=60, max_stop=250)
 
 
 def _candidates(view):
@@ -211,6 +199,17 @@ def test_agent_refuses_other_tables(net_file):
         TurnNetAgent(net_file, GameConfig(num_players=4, partner_game=True))
     with pytest.raises(ValueError, match="act_view"):
         TurnNetAgent(net_file, GameConfig()).act({"observation": None})
+
+
+def test_views_of_other_rules_are_refused_but_who_deals_first_is_not(net_file):
+    """A match rotates the first player (the browser table does): the same agent plays every game
+    of it; a view of other rules (here stocks of 20) is refused by name."""
+    agent = TurnNetAgent(net_file, GameConfig())
+    state = new_game(GameConfig(first_player=1), seed=4)
+    assert 0 <= agent.act_view(state.view(state.current)) < num_actions(GameConfig())
+    other = new_game(GameConfig(stock_size=20), seed=4)
+    with pytest.raises(ValueError, match="differs from the agent's"):
+        agent.act_view(other.view(other.current))
 
 
 # ---------------------------------------------------------------------------- the recipe

@@ -29,7 +29,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 
@@ -41,6 +41,51 @@ from ..rules import ConfigError, GameConfig
 
 MAX_CONFIG_BYTES = 1 << 20
 """Largest configuration file read (1 MiB; the shipped ones are a few hundred bytes)."""
+
+
+_Config = TypeVar("_Config", bound="YamlConfig")
+
+
+class YamlConfig:
+    """Reading and writing a configuration dataclass as YAML: the methods the training
+    recipes' top-level configurations (:class:`TrainConfig`, the turnnet recipe's) share."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return _to_plain(self)
+
+    @classmethod
+    def from_dict(cls: type[_Config], data: Mapping[str, Any]) -> _Config:
+        return _build(cls, data, "")
+
+    @classmethod
+    def from_yaml(cls: type[_Config], path: str | Path, overrides: Mapping[str, Any] | None = None,
+                  complete: bool = False) -> _Config:
+        """Load a YAML file, apply dotted-path ``overrides``, validate.
+
+        The file must hold a mapping (an empty file is an error, never the defaults). With
+        ``complete`` (a run's saved ``config.yaml``), every field must be present: the
+        message names the file and the missing keys.
+        """
+        path = Path(path)
+        data = load_yaml_text(read_config_text(path), str(path))
+        if data is None:
+            raise ConfigError("config", f"{path} is empty; a configuration file must set at least one field")
+        if not isinstance(data, dict):
+            raise ConfigError("config", f"{path} must hold a mapping at the top level")
+        if complete:
+            missing = missing_fields(cls, data)
+            if missing:
+                shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+                raise ConfigError("config", f"{path} is incomplete: a run's configuration holds every field, "
+                                            f"this one misses {shown}")
+        for key, value in (overrides or {}).items():
+            set_dotted(data, key, value)
+        return cls.from_dict(data)
+
+    def save_yaml(self, path: str | Path) -> Path:
+        """Write every field to ``path`` atomically (a temporary file, fsynced, then a rename)."""
+        text = yaml.dump(self.to_dict(), Dumper=_NoAliasDumper, sort_keys=False)
+        return write_bytes_atomic(path, text.encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -230,7 +275,7 @@ class Phase:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(YamlConfig):
     """A training run: MaskablePPO on the single-agent env against scripted opponents."""
 
     name: str = "default"
@@ -327,44 +372,6 @@ class TrainConfig:
         """Where the phase running at ``timesteps`` ends: the next phase's start, or ``total_timesteps``."""
         later = [phase.start for phase in self.phases if phase.start > timesteps]
         return min([*later, self.total_timesteps])
-
-    # ------------------------------------------------------------ I/O
-    def to_dict(self) -> dict[str, Any]:
-        return _to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
-        return _build(cls, data, "")
-
-    @classmethod
-    def from_yaml(cls, path: str | Path, overrides: Mapping[str, Any] | None = None,
-                  complete: bool = False) -> TrainConfig:
-        """Load a YAML file, apply dotted-path ``overrides``, validate.
-
-        The file must hold a mapping (an empty file is an error, never the defaults). With
-        ``complete`` (a run's saved ``config.yaml``), every field must be present: the
-        message names the file and the missing keys.
-        """
-        path = Path(path)
-        data = load_yaml_text(read_config_text(path), str(path))
-        if data is None:
-            raise ConfigError("config", f"{path} is empty; a configuration file must set at least one field")
-        if not isinstance(data, dict):
-            raise ConfigError("config", f"{path} must hold a mapping at the top level")
-        if complete:
-            missing = missing_fields(cls, data)
-            if missing:
-                shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
-                raise ConfigError("config", f"{path} is incomplete: a run's configuration holds every field, "
-                                            f"this one misses {shown}")
-        for key, value in (overrides or {}).items():
-            set_dotted(data, key, value)
-        return cls.from_dict(data)
-
-    def save_yaml(self, path: str | Path) -> Path:
-        """Write every field to ``path`` atomically (a temporary file, fsynced, then a rename)."""
-        text = yaml.dump(self.to_dict(), Dumper=_NoAliasDumper, sort_keys=False)
-        return write_bytes_atomic(path, text.encode("utf-8"))
 
 
 # ====================================================================== YAML

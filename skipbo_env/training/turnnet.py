@@ -34,13 +34,11 @@ import math
 import os
 import sys
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import yaml
 
 from ..agents.registry import derive_seed, is_search_spec, known_agents, load_agent
 from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, check_turn_game, write_turn_net
@@ -48,14 +46,11 @@ from ..episode import decisions
 from ..records import write_bytes_atomic
 from ..rules import ConfigError, GameConfig, new_game
 from .config import (
-    _build,
-    _NoAliasDumper,
+    YamlConfig,
     _positive,
     _show,
-    _to_plain,
     load_yaml_text,
     read_config_text,
-    set_dotted,
 )
 
 RECIPE = "turnnet"
@@ -151,7 +146,7 @@ class CheckSettings:
 
 
 @dataclass(frozen=True)
-class TurnNetConfig:
+class TurnNetConfig(YamlConfig):
     """The ``turnnet`` recipe (see the module docstring)."""
 
     recipe: Literal["turnnet"] = "turnnet"
@@ -178,26 +173,6 @@ class TurnNetConfig:
             check_turn_game(self.game)
         except ValueError as exc:
             raise ConfigError("game", str(exc)) from None
-
-    def to_dict(self) -> dict[str, Any]:
-        return _to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TurnNetConfig:
-        return _build(cls, data, "")
-
-    @classmethod
-    def from_yaml(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> TurnNetConfig:
-        data = load_yaml_text(read_config_text(Path(path)), str(path))
-        if not isinstance(data, dict) or not data:
-            raise ConfigError("config", f"{path} must hold a mapping of settings")
-        for key, value in (overrides or {}).items():
-            set_dotted(data, key, value)
-        return cls.from_dict(data)
-
-    def save_yaml(self, path: str | Path) -> Path:
-        text = yaml.dump(self.to_dict(), Dumper=_NoAliasDumper, sort_keys=False)
-        return write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def is_recipe_file(path: str | Path) -> bool:
