@@ -1,10 +1,11 @@
 """Milliseconds per decision of named agents, against a reference agent timed in the same run.
 
 Each agent in ``--agents`` plays ``--games`` paired games (each deal twice, the two seats
-swapped) against ``--opponent`` in one process on one core; only the agent's own decisions are
-timed (``act_view(view)`` where the agent has it, else ``act(observe(...))``, as in
-``bench_search.py``). Prints one row per agent: its win rate in these games, ms per decision,
-the ratio to the first agent's ms per decision (the reference) and games/s.
+swapped) against ``--opponent`` in one process on one core, after one untimed game (deal
+``--games``) that compiles and warms caches; only the agent's own decisions are timed
+(``act_view(view)`` where the agent has it, else ``act(observe(...))``, as in
+``bench_search.py``). Prints one row per agent: its wins in these games, its decisions, ms per
+decision, the ratio to the first agent's ms per decision (the reference) and games/s.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_agents.py --agents heuristic ppo-2p turn-2p --games 100
 
@@ -30,6 +31,7 @@ def measure(spec: str, opponent_spec: str, games: int, seed: int) -> dict:
     """Paired games of ``spec`` against ``opponent_spec`` (2 players); its figures."""
     config = GameConfig()
     agent, opponent = load_agent(spec, config), load_agent(opponent_spec, config)
+    play(new_game(config, seed=derive_seed(seed, games)), [agent, opponent])  # untimed: compiles, fills caches
     wins = decided = 0
     spent = 0.0
     start = time.perf_counter()
