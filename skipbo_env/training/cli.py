@@ -13,6 +13,7 @@ Outputs go to ``runs/<name>/`` (see skipbo_env/training/run.py and README).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from ..rules import ConfigError, SkipBoError
@@ -68,12 +69,31 @@ def _recipe_file(argv: list[str]) -> bool:
     return False
 
 
+def recipe_main(argv: list[str], prog: str = "skipbo train") -> int:
+    """``train.py --config RECIPE.yaml [--dotted.key VALUE ...] [--no-progress]`` for a recipe file
+    (``recipe: turnnet``, :mod:`skipbo_env.training.turnnet`)."""
+    from .turnnet import TurnNetConfig, run_recipe
+
+    parser = argparse.ArgumentParser(prog=prog, description="Run the turnnet recipe (skipbo_env/training/turnnet.py).")
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--no-progress", action="store_true")
+    for name, _tp, _help in flat_fields(TurnNetConfig):
+        parser.add_argument(f"--{name}", dest=f"set:{name}", default=argparse.SUPPRESS, metavar="VALUE")
+    args = parser.parse_args(argv)
+    try:
+        cfg = TurnNetConfig.from_yaml(args.config, parse_overrides(args, prog))
+        summary = run_recipe(cfg, progress=not args.no_progress)
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: summary[k] for k in ("agent_file", "seconds", "checks")}, indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
     """Run the command; returns the exit code (errors print one line naming ``prog``)."""
     recipe = _recipe_file(sys.argv[1:] if argv is None else argv)
-    if recipe:
-        from .turnnet import main as recipe_main  # the turn-network recipe has its own settings
-
+    if recipe:  # the turn-network recipe has its own settings
         return recipe_main(sys.argv[1:] if argv is None else argv, prog)
     args = build_parser(prog).parse_args(argv)
     # torch and stable-baselines3 load with these modules: after argument parsing, so --help is instant

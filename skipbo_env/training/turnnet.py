@@ -32,7 +32,6 @@ import hashlib
 import json
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -438,29 +437,6 @@ def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
                "seconds": round(time.monotonic() - start, 1), "fit": fit_summary, "checks": checks}
     write_bytes_atomic(run_dir / "metrics.json", (json.dumps(summary, indent=2) + "\n").encode())
     return summary
-
-
-def main(argv: list[str], prog: str = "skipbo train") -> int:
-    """``train.py --config RECIPE.yaml [--dotted.key VALUE ...] [--no-progress]`` for a recipe file."""
-    import argparse
-
-    from .cli import parse_overrides
-    from .config import flat_fields
-
-    parser = argparse.ArgumentParser(prog=prog, description="Run the turnnet recipe (skipbo_env/training/turnnet.py).")
-    parser.add_argument("--config", required=True)
-    parser.add_argument("--no-progress", action="store_true")
-    for name, _tp, _help in flat_fields(TurnNetConfig):
-        parser.add_argument(f"--{name}", dest=f"set:{name}", default=argparse.SUPPRESS, metavar="VALUE")
-    args = parser.parse_args(argv)
-    try:
-        cfg = TurnNetConfig.from_yaml(args.config, parse_overrides(args, prog))
-        summary = run_recipe(cfg, progress=not args.no_progress)
-    except ConfigError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps({k: summary[k] for k in ("agent_file", "seconds", "checks")}, indent=2))
-    return 0
 
 
 __all__ = ["TurnNetConfig", "collect_labels", "fit_turn_net", "is_recipe_file", "label_shard", "run_recipe"]
