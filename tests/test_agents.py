@@ -63,7 +63,7 @@ def test_agent_registry_and_errors():
     config = GameConfig()
     assert set(AGENTS) == {"random", "greedy", "heuristic"}
     assert isinstance(load_agent("heuristic", config, 0), HeuristicAgent)
-    with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, ppo-2p, search, or the path"):
+    with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, ppo-2p, turn-2p, search, or the path"):
         load_agent("nope", config)
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         make_agent("nope", config)

@@ -36,9 +36,18 @@ def rows(run_dir: Path) -> list[dict]:
 
 # ------------------------------------------------------------------ configuration
 def test_shipped_configs_load():
-    for path in sorted((ROOT / "configs").glob("*.yaml")):
-        cfg = TrainConfig.from_yaml(path)
-        assert cfg.total_timesteps > 0, path
+    """Every shipped config loads: PPO configurations as TrainConfig, recipe files (``recipe:
+    turnnet``) as their recipe's configuration."""
+    from skipbo_env.training.turnnet import TurnNetConfig, is_recipe_file
+
+    paths = sorted((ROOT / "configs").glob("*.yaml"))
+    recipes = [p for p in paths if is_recipe_file(p)]
+    assert [p.name for p in recipes] == ["turnnet_2p.yaml"]
+    for path in paths:
+        if path in recipes:
+            assert TurnNetConfig.from_yaml(path).labels.games > 0, path
+        else:
+            assert TrainConfig.from_yaml(path).total_timesteps > 0, path
 
 
 @pytest.mark.parametrize(
