@@ -71,4 +71,3 @@ def choice_positions(config: GameConfig, count: int, *, first_seed: int, games: 
             found += 1
             if found == count:
                 return
-

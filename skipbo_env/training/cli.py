@@ -36,12 +36,17 @@ def build_parser(prog: str = "skipbo train") -> argparse.ArgumentParser:
     parser.add_argument("--allow-pickle", action="store_true",
                         help="with --export: load MODEL although it is a pickle (a .zip checkpoint). A pickled "
                              "model file can run arbitrary code when loaded; only use it for files you made or trust")
+    _add_field_options(parser, TrainConfig)
+    return parser
+
+
+def _add_field_options(parser: argparse.ArgumentParser, config_cls: type) -> None:
+    """One ``--<dotted.field> VALUE`` option per leaf field of ``config_cls`` (read by :func:`parse_overrides`)."""
     group = parser.add_argument_group("configuration fields (override the YAML file)")
-    for name, tp, help_text in flat_fields():
+    for name, tp, help_text in flat_fields(config_cls):
         type_name = getattr(tp, "__name__", str(tp)).replace("typing.", "")
         group.add_argument(f"--{name}", dest=f"set:{name}", default=argparse.SUPPRESS, metavar="VALUE",
                            help=f"{help_text} [{type_name}]".strip())
-    return parser
 
 
 def parse_overrides(args: argparse.Namespace, prog: str = "skipbo train") -> dict[str, object]:
@@ -77,8 +82,7 @@ def recipe_main(argv: list[str], prog: str = "skipbo train") -> int:
     parser = argparse.ArgumentParser(prog=prog, description="Run the turnnet recipe (skipbo_env/training/turnnet.py).")
     parser.add_argument("--config", required=True)
     parser.add_argument("--no-progress", action="store_true")
-    for name, _tp, _help in flat_fields(TurnNetConfig):
-        parser.add_argument(f"--{name}", dest=f"set:{name}", default=argparse.SUPPRESS, metavar="VALUE")
+    _add_field_options(parser, TurnNetConfig)
     args = parser.parse_args(argv)
     try:
         cfg = TurnNetConfig.from_yaml(args.config, parse_overrides(args, prog))
@@ -92,9 +96,9 @@ def recipe_main(argv: list[str], prog: str = "skipbo train") -> int:
 
 def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
     """Run the command; returns the exit code (errors print one line naming ``prog``)."""
-    recipe = _recipe_file(sys.argv[1:] if argv is None else argv)
-    if recipe:  # the turn-network recipe has its own settings
-        return recipe_main(sys.argv[1:] if argv is None else argv, prog)
+    argv = sys.argv[1:] if argv is None else argv
+    if _recipe_file(argv):  # the turn-network recipe has its own settings
+        return recipe_main(argv, prog)
     args = build_parser(prog).parse_args(argv)
     # torch and stable-baselines3 load with these modules: after argument parsing, so --help is instant
     from .checkpoints import CheckpointError, export_agent

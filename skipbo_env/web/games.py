@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..agents import agent_label, derive_seed
-from ..encoding import decode_action, num_actions, observe
+from ..encoding import decode_action, num_actions
 from ..episode import AgentError, decisions
 from ..human import explain_illegal, parse_key, seat_name
 from ..records import GameRecord, GameRecorder
@@ -57,11 +57,12 @@ class _SeatAgent:
     """One seat in the game loop: a person's pending move, or an agent with a move budget."""
 
     def __init__(self, game: WebGame, seat: int, agent: Any | None) -> None:
-        self.game, self.seat, self.agent = game, seat, agent
+        self.game, self.seat = game, seat
+        self.agent: Any = agent  # None: a person's seat
 
-    def act_view(self, view: Any) -> int:
-        """The seat's move: agents that read the seat's view (the search agent, the turn network)
-        get it, the others its observation."""
+    def _pending(self) -> int | None:
+        """The person's pending move, or None for an agent (whose budget it charges); raises
+        :class:`_Pause` when the seat has no move now."""
         game = self.game
         if self.agent is None:
             action = game._pending
@@ -72,9 +73,24 @@ class _SeatAgent:
         if game._budget <= 0:
             raise _Pause
         game._budget -= 1
-        if hasattr(self.agent, "act_view"):
-            return int(self.agent.act_view(view))
-        return int(self.agent.act(observe(game.state, self.seat, view)))
+        return None
+
+    def act(self, observation: Any) -> int:
+        action = self._pending()
+        return int(self.agent.act(observation)) if action is None else action
+
+
+class _ViewSeatAgent(_SeatAgent):
+    """A seat whose agent reads the seat's view (``act_view``: the scripted agents, the search
+    agent, the turn network): the game loop asks it with the view, as it asks the agent."""
+
+    def act_view(self, view: Any) -> int:
+        action = self._pending()
+        return int(self.agent.act_view(view)) if action is None else action
+
+
+def _seat_agent(game: WebGame, seat: int, agent: Any | None) -> _SeatAgent:
+    return (_ViewSeatAgent if hasattr(agent, "act_view") else _SeatAgent)(game, seat, agent)
 
 
 @dataclasses.dataclass
@@ -153,7 +169,7 @@ class WebGame:
         """Run the game loop: the person's ``action`` (if any), then agents' moves until a
         person is to move, the game ends or ``limit`` agent moves are made."""
         self._pending, self._budget = action, limit
-        seats = [_SeatAgent(self, s, self.agents.get(s)) for s in range(self.config.num_players)]
+        seats = [_seat_agent(self, s, self.agents.get(s)) for s in range(self.config.num_players)]
         loop = decisions(self.state, seats, self.labels)
         made: tuple[int, dict[str, Any]] | None = None
         while True:
