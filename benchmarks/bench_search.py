@@ -194,7 +194,7 @@ def main() -> None:
     parser.add_argument("--value", type=float, default=None,
                         help="weight of the learned value at the horizon (default: the agent's, 12 with "
                         "the shipped ppo-2p network in the 2-player game, 0 elsewhere)")
-    parser.add_argument("--value-net", default=None, help="agent file with a value head, for --value (default: the table's shipped one)")
+    parser.add_argument("--value-net", default=None, help="value file, or agent file with a value head, for --value (default: the table's shipped one)")
     parser.add_argument("--net-opponents", type=float, default=None,
                         help="share of the sampled worlds whose opponents a network plays (default: the agent's)")
     parser.add_argument("--opponent-net", default=None,

@@ -37,15 +37,20 @@ def rows(run_dir: Path) -> list[dict]:
 # ------------------------------------------------------------------ configuration
 def test_shipped_configs_load():
     """Every shipped config loads: PPO configurations as TrainConfig, recipe files (``recipe:
-    turnnet``) as their recipe's configuration."""
+    turnnet``, ``recipe: value``) as their recipe's configuration."""
+    from skipbo_env.training.config import recipe_of
     from skipbo_env.training.turnnet import TurnNetConfig, is_recipe_file
+    from skipbo_env.training.valuenet import ValueNetConfig
 
     paths = sorted((ROOT / "configs").glob("*.yaml"))
-    recipes = [p for p in paths if is_recipe_file(p)]
-    assert [p.name for p in recipes] == ["turnnet_2p.yaml"]
+    recipes = {p.name: recipe_of(p) for p in paths if recipe_of(p) is not None}
+    assert recipes == {"turnnet_2p.yaml": "turnnet", "value_6p.yaml": "value"}
+    assert [p.name for p in paths if is_recipe_file(p)] == ["turnnet_2p.yaml"]
     for path in paths:
-        if path in recipes:
+        if recipes.get(path.name) == "turnnet":
             assert TurnNetConfig.from_yaml(path).labels.games > 0, path
+        elif recipes.get(path.name) == "value":
+            assert ValueNetConfig.from_yaml(path).game.num_players == 6, path
         else:
             assert TrainConfig.from_yaml(path).total_timesteps > 0, path
 

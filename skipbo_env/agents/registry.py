@@ -11,9 +11,9 @@ import numpy as np
 
 from ..bots import BOTS, ScriptedAgent, make_bot
 from ..rules import GameConfig
-from .ppo import PPOAgent
+from .ppo import CheckpointError, PPOAgent
 from .rllib import RLlibAgent, is_rllib_checkpoint
-from .shipped import SHIPPED, shipped_agent_path
+from .shipped import SHIPPED, SHIPPED_VALUES, shipped_agent_path
 
 
 @runtime_checkable
@@ -98,6 +98,9 @@ def load_agent(
         return make_agent(spec, config, seed)
     if isinstance(spec, str) and spec in SHIPPED:
         return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
+    if isinstance(spec, str) and spec in SHIPPED_VALUES:
+        raise ValueError(f"{spec!r} is a shipped value network, not an agent: the search agent reads it "
+                         "(SearchAgent(value_net=...)); known agents: " + ", ".join(known_agents()))
     if is_search_spec(spec):
         from .search import SearchAgent, parse_search_spec  # loads the batched engine (numba) only now
 
@@ -117,9 +120,13 @@ def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, a
     header) plays as :class:`~skipbo_env.agents.turnnet.TurnNetAgent`; anything else as a
     :class:`PPOAgent` (which checks it; torch and sb3 load only then)."""
     from .turnnet import TurnNetAgent, is_turn_agent_file
+    from .valuenet import is_value_file
 
     if is_turn_agent_file(path):
         return TurnNetAgent(path, config, seed)
+    if is_value_file(path):
+        raise CheckpointError(path, "a value file (a value network the search agent reads: SearchAgent(value_net=...)), "
+                                    "not an agent file")
     return PPOAgent(path, config, seed, allow_pickle=allow_pickle)
 
 

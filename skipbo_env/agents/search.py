@@ -30,9 +30,10 @@ For each decision that the previous plan did not foresee, the agent
    against their mean) plus ``reach`` times the own side's chance
    to reach its stock top in the coming turn (the heuristic's ``reach_chance``
    computed from the simulated hand and discard tops at the horizon), plus
-   ``value`` times a learned value of the seat's position at the horizon (the value head of a
-   shipped network, read on the seat's observation there; by default in the 2-player game, the
-   one table a shipped network reads), plus
+   ``value`` times a learned value of the seat's position at the horizon, read on the seat's
+   observation there (by default in the 2-player game the value head of the shipped ``ppo-2p``,
+   and at 6 players the win chance of the shipped value network ``value-6p``,
+   :mod:`skipbo_env.agents.valuenet`; none at the other tables), plus
    ``prior`` times the heuristic's own score / 100, and plays the best
    candidate's first move. Besides the heuristic's ``candidates`` best
    sequences, ``discards`` extra candidates keep the plays of the best
@@ -49,8 +50,8 @@ not hold enough (no discard piles below the top two, no completed pile), so
 Budget: ``worlds`` (samples per search) and ``candidates``. Spec strings for
 :func:`skipbo_env.agents.registry.load_agent`: ``search`` (defaults),
 ``search:W`` (W worlds) or ``search:W:C`` (W worlds, C candidates). Needs the
-``fast`` extra (numba) for the engine, and in the 2-player game, where the learned value is on
-by default, the ``train`` extra (torch, safetensors) for the network. See ``docs/search.md`` for
+``fast`` extra (numba) for the engine, and in the 2-player and 6-player games, where a learned
+value is on by default, the ``train`` extra (safetensors; torch for the 2-player network). See ``docs/search.md`` for
 the choices and their measurements.
 """
 
@@ -69,8 +70,9 @@ from ..extras import require
 from ..rules import WILD, GameConfig, IllegalMoveError, Move, SeatView, missing_numbers
 from ..rules.sampling import sample_states
 from .ppo import one_torch_thread
-from .shipped import shipped_agent_path
+from .shipped import shipped_model_path
 from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, MAX_CANDIDATES, TurnAgent
+from .valuenet import ValueNet, is_value_file, load_value_net
 
 _T = TypeVar("_T")
 _U = TypeVar("_U")
@@ -93,15 +95,27 @@ DEFAULT_THREAT_Q = 0.55
 DEFAULT_REPLY = 0.0
 DEFAULT_REPLY_Q = 0.3
 DEFAULT_LEAD = 0.0
-DEFAULT_VALUE = 12.0
-"""Weight (stock cards per unit) of the learned value at the horizon, by default, where a shipped
-network fits the table (:data:`VALUE_NETS`); 0 elsewhere (docs/search.md, round 8)."""
-VALUE_NETS = {2: "ppo-2p"}
-"""The shipped agent whose value head scores the horizon by default, per number of players (the
-2-player game without partners; its network reads only that table's observations)."""
+DEFAULT_VALUES = {2: 12.0, 6: 33.0}
+"""Weight (stock cards per unit) of the learned value at the horizon by default, per number of
+players (games without partners), where :data:`VALUE_NETS` has a network; 0 elsewhere. In the
+2-player game ``ppo-2p``'s value head, weighed 12 (docs/search.md, round 8); at 6 players the win
+chance of ``value-6p``, weighed 33: one own stock card less raises that chance by 0.0307 on held-out
+positions, so 33 makes a stock card worth as much through the value as through the stock race
+(round 18: 298 of 1,002 games against five heuristics where the search without it won 247; three
+times the weight won 126)."""
+DEFAULT_VALUE = DEFAULT_VALUES[2]
+"""The 2-player default weight (:data:`DEFAULT_VALUES`)."""
+VALUE_NETS = {2: "ppo-2p", 6: "value-6p"}
+"""The shipped network that scores the horizon by default, per number of players (games without
+partners): a shipped agent, whose value head reads the seat about to move (2 players: ``ppo-2p``), or
+a shipped value network (:mod:`skipbo_env.agents.valuenet`), which reads any seat at any turn start
+(6 players: ``value-6p``). Each reads only its own table's observations."""
+OPPONENT_NETS = {2: "ppo-2p"}
+"""The shipped agent that plays the other seats in a share of the worlds by default, per number of
+players (games without partners)."""
 DEFAULT_NET_OPPONENTS = 0.25
 """Share of the sampled worlds in which a network (``opponent_net``) plays the other seats' turns
-instead of the heuristic, by default where a shipped network fits the table (:data:`VALUE_NETS`);
+instead of the heuristic, by default where a shipped agent fits the table (:data:`OPPONENT_NETS`);
 0 elsewhere (docs/search.md, round 9)."""
 MISS_RATES = ((0.01, 0.01), (0.01, 0.8))
 """For ``infer``: the chance that an opponent ends its turn with a play of its stock top in reach
@@ -170,8 +184,8 @@ class SearchAgent(TurnAgent):
             after the seat's own before the position is scored; ``None``: :data:`DEFAULT_DEPTHS`
             where it lists the table, else all of them (``num_players - 1``: up to the seat's next
             turn); 0: the position is scored when the seat's own turn ends. Fewer than all needs
-            ``horizon`` 0 and ``value`` 0 (the value reads the seat's position when it is to move
-            again).
+            ``horizon`` 0, and a ``value`` from a value network (an agent's value head reads the
+            seat's position only when it is to move again).
         lead: with several opposing sides (3+ players, the 6-player partner game), the weight (0..1)
             of the leading side's stock (the smallest) in the stock race; the rest is the mean over
             the opposing sides. No effect with one opposing side.
@@ -190,10 +204,11 @@ class SearchAgent(TurnAgent):
         weights: the heuristic planner's weights (candidates, and the heuristic rollouts).
         rollout: the in-engine agent of the simulations: ``"heuristic"`` or ``"greedy"`` (:data:`ROLLOUTS`).
         value: weight (stock cards per unit) of a learned value of the seat's position at the horizon
-            (the value head of ``value_net``, evaluated on the seat's observation there); 0: none;
-            ``None``: :data:`DEFAULT_VALUE` where :data:`VALUE_NETS` has a network for the table, else 0.
-        value_net: an agent file (``.safetensors``) whose policy has a value head, for ``value``;
-            ``None``: the table's shipped network (:data:`VALUE_NETS`).
+            (``value_net`` evaluated on the seat's observation there); 0: none; ``None``:
+            :data:`DEFAULT_VALUES` where :data:`VALUE_NETS` has a network for the table, else 0.
+        value_net: for ``value``, a value file (:mod:`skipbo_env.agents.valuenet`: the seat's win
+            chance) or an agent file (``.safetensors``) whose policy has a value head; ``None``: the
+            table's shipped network (:data:`VALUE_NETS`).
         net_opponents: share (0..1) of the sampled worlds in which the other seats' simulated turns
             are played by the network of ``opponent_net`` (its greedy legal action, as
             :class:`~skipbo_env.agents.ppo.PPOAgent` plays) instead of the heuristic: an opponent
@@ -289,15 +304,16 @@ class SearchAgent(TurnAgent):
         self._plans, self._hstate, self._hexpect = plan_caches(rows)
         shipped = _by_table(VALUE_NETS, config, None)
         if value is None:
-            value = DEFAULT_VALUE if shipped is not None else 0.0
+            value = _by_table(DEFAULT_VALUES, config, 0.0) if shipped is not None else 0.0
         self.value = float(value)
         if not np.isfinite(self.value) or self.value < 0:
             raise ValueError(f"value must be a finite weight >= 0, got {value!r}")
-        if self.depth < others and (self.horizon or self.value):
-            raise ValueError(f"depth {self.depth} stops before the seat's next turn: it needs horizon 0 and value 0, "
-                             f"got horizon {self.horizon} and value {self.value}")
+        if self.depth < others and self.horizon:
+            raise ValueError(f"depth {self.depth} stops before the seat's next turn: it needs horizon 0, "
+                             f"got horizon {self.horizon}")
+        opponents_net = _by_table(OPPONENT_NETS, config, None)
         if net_opponents is None:
-            net_opponents = DEFAULT_NET_OPPONENTS if shipped is not None else 0.0
+            net_opponents = DEFAULT_NET_OPPONENTS if opponents_net is not None else 0.0
         share = float(net_opponents)
         if not 0.0 <= share <= 1.0:  # NaN fails too
             raise ValueError(f"net_opponents must be a share in 0..1, got {net_opponents!r}")
@@ -306,13 +322,22 @@ class SearchAgent(TurnAgent):
         self.value_net: Path | None = None
         self.opponent_net: Path | None = None
         self._value_policy: Any = None
+        self._value_network: ValueNet | None = None
         self._opponent: Any = None
         self._nets: dict[Path, Any] = {}
         if self.value:
             self.value_net = self._network_path(value_net, shipped, "value > 0", "value=0")
-            self._value_policy = self._load_net(self.value_net).policy
+            if is_value_file(self.value_net):  # a seat's win chance, at any seat's turn start
+                self._value_network = load_value_net(self.value_net, config)
+            else:  # an agent's value head: the seat about to move
+                if self.depth < others:
+                    raise ValueError(f"depth {self.depth} stops before the seat's next turn, where an agent's value "
+                                     f"head cannot read the position ({self.value_net}): it needs value 0 or a value "
+                                     "network")
+                self._value_policy = self._load_net(self.value_net).policy
         if self._net_worlds:
-            self.opponent_net = self._network_path(opponent_net, shipped, "net_opponents > 0", "net_opponents=0")
+            self.opponent_net = self._network_path(opponent_net, opponents_net, "net_opponents > 0",
+                                                   "net_opponents=0")
             self._opponent = self._load_net(self.opponent_net)
         if not isinstance(infer, bool):
             raise TypeError(f"infer must be a bool, got {type(infer).__name__}")
@@ -323,14 +348,15 @@ class SearchAgent(TurnAgent):
         if path is None:
             if shipped is None:
                 raise ValueError(
-                    f"{what} needs a network (an agent file): no shipped network reads this table "
+                    f"{what} needs a network (an agent or value file): no shipped network reads this table "
                     f"({self.config.num_players} players, partner_game={self.config.partner_game})")
-            path = shipped_agent_path(shipped)
-        require("train", f"the search agent's network ({without} searches without it)", "torch", "safetensors")
+            path = shipped_model_path(shipped)
+        require("train", f"the search agent's network ({without} searches without it)", "safetensors")
         return Path(path)
 
     def _load_net(self, path: Path) -> Any:
         """A :class:`PPOAgent` of ``path``, loaded once per file (the value and the opponent model may share it)."""
+        require("train", "the search agent's network agent", "torch")
         from .ppo import PPOAgent  # CheckpointError names a bad or mismatched file
 
         if path not in self._nets:
@@ -476,13 +502,17 @@ class SearchAgent(TurnAgent):
         return weight / weight.sum()
 
     def _learned_value(self, running: np.ndarray, seat: int) -> np.ndarray:
-        """The value head's estimate of the seat's position in each running row (0 elsewhere)."""
-        import torch
-
+        """The learned value of the seat's position in each running row (0 elsewhere): the value
+        network's win chance, or the value head's estimate."""
         rows = np.nonzero(running)[0]
         out = np.zeros(running.shape[0])
         if rows.size:
             obs = self._engine.observe_rows(rows, np.full(rows.size, seat))
+            if self._value_network is not None:
+                out[rows] = self._value_network.win_chance(obs)
+                return out
+            import torch
+
             with torch.no_grad(), one_torch_thread():  # each row's value from its own observation
                 out[rows] = self._value_policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
         return out

@@ -13,6 +13,10 @@ from pathlib import Path
 SHIPPED: dict[str, str] = {"ppo-2p": "ppo_2p_default.safetensors", "turn-2p": "turn_2p.safetensors"}
 """Trained agents shipped inside the package (``skipbo_env/models/``), by name; each has a model
 card beside it (``<name>.md``)."""
+SHIPPED_VALUES: dict[str, str] = {"value-6p": "value_6p.safetensors"}
+"""Value networks shipped inside the package (``skipbo_env/models/``, a model card beside each), by
+name: not agents (they choose no move), read by the search agent
+(:mod:`skipbo_env.agents.valuenet`)."""
 
 
 def shipped_agent_path(name: str) -> Path:
@@ -21,4 +25,22 @@ def shipped_agent_path(name: str) -> Path:
         filename = SHIPPED[name]
     except KeyError:
         raise ValueError(f"no shipped agent {name!r}; shipped agents: {', '.join(sorted(SHIPPED))}") from None
+    return _model_path(filename)
+
+
+def shipped_value_path(name: str) -> Path:
+    """The file of a shipped value network (see :data:`SHIPPED_VALUES`)."""
+    try:
+        filename = SHIPPED_VALUES[name]
+    except KeyError:
+        raise ValueError(f"no shipped value network {name!r}; shipped: {', '.join(sorted(SHIPPED_VALUES))}") from None
+    return _model_path(filename)
+
+
+def shipped_model_path(name: str) -> Path:
+    """The file of a shipped agent or value network, by name."""
+    return shipped_value_path(name) if name in SHIPPED_VALUES else shipped_agent_path(name)
+
+
+def _model_path(filename: str) -> Path:
     return Path(str(resources.files("skipbo_env").joinpath("models").joinpath(filename)))

@@ -14,20 +14,15 @@ seat's view alone, what the search measures by simulating the opponent's reply i
 
 The 2-player game only: the features read one opponent.
 
-**Turn-agent files.** A safetensors file (no pickle: loading runs no code) holding
-``mean``, ``std`` (the feature standardization) and ``layers.{i}.weight`` / ``layers.{i}.bias``
-(torch's ``Linear`` layout: ``weight`` is ``(out, in)``), all float32, and in the header's metadata
-under :data:`METADATA_KEY` one JSON object: ``format`` (:data:`FORMAT`), ``format_version``
-(:data:`FORMAT_VERSION`), ``features_version`` (:data:`FEATURES_VERSION`: files of other feature
-computations are refused rather than played differently), ``hidden`` (the hidden layer sizes;
-ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) and ``provenance``
-(free-form JSON: the recipe and its labels). Every field and tensor is checked; every problem is
-a :class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+**Turn-agent files.** A network file of :mod:`skipbo_env.agents.netfile` (safetensors, no pickle:
+loading runs no code) of the kind :data:`TURN_KIND`: header key :data:`METADATA_KEY`, format
+:data:`FORMAT`, and ``features_version`` (:data:`FEATURES_VERSION`: files of other feature
+computations are refused rather than played differently). Every field and tensor is checked; every
+problem is a :class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -35,13 +30,11 @@ from typing import Any
 import numpy as np
 
 from ..bots.heuristic import CHAIN, DEFAULT_WEIGHTS, MAX_CHAIN, HeuristicWeights, reach_chance
-from ..extras import missing_extra
-from ..records import write_bytes_atomic
-from ..rules import WILD, GameConfig, Move, SeatView, SkipBoError, Source
+from ..rules import WILD, GameConfig, Move, SeatView, Source
 from ..rules.cards import HAND_SIZE, PILE_COMPLETE
 from ..rules.moves import Discard, Play
 from ..rules.sampling import unseen_counts
-from .ppo import CheckpointError
+from .netfile import MLP, NetKind, is_net_file, load_net, write_net
 from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, TurnAgent
 
 FORMAT = "skipbo-turn-agent"
@@ -52,15 +45,11 @@ FEATURES_VERSION = 1
 """Version of :func:`turn_features`; bump it whenever the features change (old files are refused)."""
 FEATURE_SIZE = 308
 """Length of :func:`turn_features`'s vector."""
-MAX_HIDDEN = 4096
-MAX_LAYERS = 8
-MAX_DESCRIPTION = 64 * 1024
 OPPONENT_UNSEEN = 0.55
 """The heuristic's chance that an opponent's unseen hand supplies one missing number (its ``unseen_card``)."""
 OWN_UNSEEN = 0.3
 """The heuristic's same chance for the seat's own next draw (its ``own_unseen_card``)."""
 _CARDS = WILD + 1  # card values 1..13 (13 = wild); index 0 unused
-_KEYS = ("format", "format_version", "features_version", "hidden", "game", "provenance")
 
 
 def unseen_shares(view: SeatView) -> np.ndarray:
@@ -198,162 +187,31 @@ def turn_features(view: SeatView, path: tuple[Move, ...], value: float, rank: in
     return out
 
 
-class TurnNet:
-    """A standardized ReLU network in numpy: ``scores(X)`` for a batch of :func:`turn_features` rows."""
-
-    def __init__(self, mean: np.ndarray, std: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
-        self.mean = np.asarray(mean, np.float32)
-        self.std = np.asarray(std, np.float32)
-        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
-
-    @property
-    def hidden(self) -> list[int]:
-        return [int(w.shape[0]) for w, _ in self.layers[:-1]]
-
-    def scores(self, features: np.ndarray) -> np.ndarray:
-        h = (np.asarray(features, np.float32) - self.mean) / self.std
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w.T + b
-            if i < last:
-                h = np.maximum(h, 0.0)
-        return h[:, 0]
-
-    def tensors(self) -> dict[str, np.ndarray]:
-        out = {"mean": self.mean, "std": self.std}
-        for i, (w, b) in enumerate(self.layers):
-            out[f"layers.{i}.weight"] = w
-            out[f"layers.{i}.bias"] = b
-        return out
-
-
-def _safetensors(what: str) -> Any:
-    try:
-        import safetensors.numpy as st
-        from safetensors import safe_open
-    except ImportError as exc:
-        raise missing_extra(exc, "train", what) from exc
-    return st, safe_open
-
-
-def _header(path: Path) -> dict[str, str] | None:
-    """The safetensors header metadata of ``path``; ``None`` when it is not a readable safetensors file."""
-    _, safe_open = _safetensors("reading a turn-agent file")
-    try:
-        with safe_open(str(path), framework="np") as f:
-            return dict(f.metadata() or {})
-    except Exception:  # safetensors raises its own error kinds for a bad header
-        return None
+TURN_KIND = NetKind(what="turn-agent file", format=FORMAT, format_version=FORMAT_VERSION, metadata_key=METADATA_KEY,
+                    inputs_field="features_version", inputs_version=FEATURES_VERSION,
+                    inputs=lambda game: FEATURE_SIZE, inputs_name="turn features")
+"""The turn-agent files' kind (:mod:`skipbo_env.agents.netfile`)."""
+TurnNet = MLP
+"""The turn network: a standardized ReLU network in numpy over :func:`turn_features` rows."""
 
 
 def is_turn_agent_file(path: str | os.PathLike) -> bool:
     """True when ``path`` is a safetensors file whose header holds a turn-agent description."""
-    p = Path(path)
-    if not p.is_file():
-        return False
-    try:
-        with open(p, "rb") as f:
-            if f.read(2) == b"PK":
-                return False  # a zip (sb3 checkpoint), never read as safetensors
-    except OSError:
-        return False
-    meta = _header(p)
-    return meta is not None and METADATA_KEY in meta
+    return is_net_file(path, TURN_KIND)
 
 
-def parse_description(path: Path, text: Any) -> dict[str, Any]:
-    """The checked description of turn-agent file ``path`` (see the module docstring)."""
-    if not isinstance(text, str) or len(text) > MAX_DESCRIPTION:
-        raise CheckpointError(path, f"the {METADATA_KEY!r} description must be a JSON text under {MAX_DESCRIPTION} characters")
-    try:
-        desc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CheckpointError(path, f"the {METADATA_KEY!r} description is not JSON ({exc})") from None
-    if not isinstance(desc, dict):
-        raise CheckpointError(path, f"the {METADATA_KEY!r} description must be a JSON object")
-    missing = [k for k in _KEYS if k not in desc]
-    unknown = sorted(set(desc) - set(_KEYS))
-    if missing or unknown:
-        raise CheckpointError(path, f"the description misses {missing} / has unknown keys {unknown}")
-    if desc["format"] != FORMAT or desc["format_version"] != FORMAT_VERSION:
-        raise CheckpointError(path, f"format {desc['format']!r} version {desc['format_version']!r}; this code reads "
-                                    f"{FORMAT!r} version {FORMAT_VERSION}")
-    if desc["features_version"] != FEATURES_VERSION:
-        raise CheckpointError(path, f"features_version {desc['features_version']!r}: this code computes the turn "
-                                    f"features of version {FEATURES_VERSION}, and would play the file differently")
-    hidden = desc["hidden"]
-    if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_LAYERS
-            or any(type(h) is not int or not 1 <= h <= MAX_HIDDEN for h in hidden)):
-        raise CheckpointError(path, f"hidden must be a list of 1..{MAX_LAYERS} layer sizes in 1..{MAX_HIDDEN}, "
-                                    f"got {hidden!r}")
-    try:
-        desc["game"] = GameConfig.from_dict(desc["game"])
-    except (SkipBoError, TypeError, ValueError) as exc:
-        raise CheckpointError(path, f"bad game in the description: {exc}") from None
-    return desc
+def load_turn_net(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[MLP, dict[str, Any]]:
+    """The network of turn-agent file ``path`` and its checked description (:func:`~skipbo_env.agents.netfile.load_net`).
 
-
-def _expected_shapes(hidden: list[int]) -> dict[str, tuple[int, ...]]:
-    sizes = [FEATURE_SIZE, *hidden, 1]
-    out: dict[str, tuple[int, ...]] = {"mean": (FEATURE_SIZE,), "std": (FEATURE_SIZE,)}
-    for i in range(len(sizes) - 1):
-        out[f"layers.{i}.weight"] = (sizes[i + 1], sizes[i])
-        out[f"layers.{i}.bias"] = (sizes[i + 1],)
-    return out
-
-
-def load_turn_net(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[TurnNet, dict[str, Any]]:
-    """The network of turn-agent file ``path`` and its checked description.
-
-    With ``config``, the file's game must be that one. Raises :class:`CheckpointError` (naming the
-    file) for a missing or unreadable file, a bad description, another game, or tensors that are
-    not exactly the network's (names, shapes, float32, finite; ``std`` positive).
+    With ``config``, the file's game must be that one; every problem is a
+    :class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(path, "no such turn-agent file")
-    st, _ = _safetensors("loading a turn-agent file")
-    meta = _header(path)
-    if meta is None:
-        raise CheckpointError(path, "not a safetensors file (unreadable header)")
-    if METADATA_KEY not in meta:
-        raise CheckpointError(path, f"a safetensors file without the {METADATA_KEY!r} description in its header")
-    desc = parse_description(path, meta[METADATA_KEY])
-    if config is not None and desc["game"] != config:
-        raise CheckpointError(path, f"made for {desc['game']}, not {config}")
-    tensors = st.load_file(str(path))
-    want = _expected_shapes(desc["hidden"])
-    if set(tensors) != set(want):
-        raise CheckpointError(path, f"tensors {sorted(tensors)}; a network with hidden sizes {desc['hidden']} has "
-                                    f"{sorted(want)}")
-    for name, shape in want.items():
-        t = tensors[name]
-        if t.dtype != np.float32 or t.shape != shape:
-            raise CheckpointError(path, f"tensor {name} is {t.dtype}{list(t.shape)}, expected float32{list(shape)}")
-        if not np.all(np.isfinite(t)):
-            raise CheckpointError(path, f"tensor {name} holds NaN or infinite values")
-    if not np.all(tensors["std"] > 0):
-        raise CheckpointError(path, "tensor std must be positive")
-    layers = [(tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"]) for i in range(len(desc["hidden"]) + 1)]
-    return TurnNet(tensors["mean"], tensors["std"], layers), desc
+    return load_net(path, TURN_KIND, config)
 
 
-def write_turn_net(path: str | os.PathLike, net: TurnNet, game: GameConfig, provenance: dict[str, Any]) -> Path:
+def write_turn_net(path: str | os.PathLike, net: MLP, game: GameConfig, provenance: dict[str, Any]) -> Path:
     """Write ``net`` as turn-agent file ``path`` (atomically; checked by the loader's rules first)."""
-    path = Path(path)
-    if path.suffix != ".safetensors":
-        raise CheckpointError(path, "a turn-agent file's name must end in .safetensors")
-    st, _ = _safetensors("writing a turn-agent file")
-    desc = {"format": FORMAT, "format_version": FORMAT_VERSION, "features_version": FEATURES_VERSION,
-            "hidden": net.hidden, "game": game.to_dict(), "provenance": provenance}
-    text = json.dumps(desc, sort_keys=True, separators=(",", ":"))
-    parse_description(path, text)
-    tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in net.tensors().items()}
-    want = _expected_shapes(net.hidden)
-    bad = [k for k, shape in want.items() if k not in tensors or tensors[k].shape != shape]
-    if bad or set(tensors) != set(want):
-        raise CheckpointError(path, f"the network's tensors do not fit hidden sizes {net.hidden}: {bad}")
-    return write_bytes_atomic(path, st.save(tensors, metadata={METADATA_KEY: text}))
+    return write_net(path, TURN_KIND, net, game, provenance)
 
 
 def check_turn_game(config: GameConfig) -> None:

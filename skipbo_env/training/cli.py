@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..rules import ConfigError, SkipBoError
 from .config import TrainConfig, flat_fields, load_yaml_text
@@ -62,31 +63,50 @@ def parse_overrides(args: argparse.Namespace, prog: str = "skipbo train") -> dic
     return overrides
 
 
-def _recipe_file(argv: list[str]) -> bool:
-    """True when ``--config`` names a recipe file (``recipe: turnnet``) rather than a PPO configuration."""
-    from .turnnet import is_recipe_file
+def _recipe(argv: list[str]) -> str | None:
+    """The recipe that ``--config`` names (``recipe: turnnet`` or ``recipe: value`` at the top of
+    its file), ``None`` for a PPO configuration."""
+    from .config import recipe_of
 
     for i, arg in enumerate(argv):
         if arg == "--config" and i + 1 < len(argv):
-            return is_recipe_file(argv[i + 1])
+            return recipe_of(argv[i + 1])
         if arg.startswith("--config="):
-            return is_recipe_file(arg.split("=", 1)[1])
-    return False
+            return recipe_of(arg.split("=", 1)[1])
+    return None
 
 
-def recipe_main(argv: list[str], prog: str = "skipbo train") -> int:
+def _recipe_module(recipe: str) -> Any:
+    """The module of a recipe (its ``RECIPE`` name, a configuration class and ``run_recipe``)."""
+    if recipe == "turnnet":
+        from . import turnnet
+
+        return turnnet
+    if recipe == "value":
+        from . import valuenet
+
+        return valuenet
+    raise ConfigError("recipe", f"unknown recipe {recipe!r}; recipes: turnnet, value")
+
+
+def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turnnet") -> int:
     """``train.py --config RECIPE.yaml [--dotted.key VALUE ...] [--no-progress]`` for a recipe file
-    (``recipe: turnnet``, :mod:`skipbo_env.training.turnnet`)."""
-    from .turnnet import TurnNetConfig, run_recipe
-
-    parser = argparse.ArgumentParser(prog=prog, description="Run the turnnet recipe (skipbo_env/training/turnnet.py).")
+    (``recipe: turnnet``, :mod:`skipbo_env.training.turnnet`; ``recipe: value``,
+    :mod:`skipbo_env.training.valuenet`)."""
+    try:
+        module = _recipe_module(recipe)
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    config_cls = module.TurnNetConfig if recipe == "turnnet" else module.ValueNetConfig
+    parser = argparse.ArgumentParser(prog=prog, description=f"Run the {recipe} recipe ({module.__name__}).")
     parser.add_argument("--config", required=True)
     parser.add_argument("--no-progress", action="store_true")
-    _add_field_options(parser, TurnNetConfig)
+    _add_field_options(parser, config_cls)
     args = parser.parse_args(argv)
     try:
-        cfg = TurnNetConfig.from_yaml(args.config, parse_overrides(args, prog))
-        summary = run_recipe(cfg, progress=not args.no_progress)
+        cfg = config_cls.from_yaml(args.config, parse_overrides(args, prog))
+        summary = module.run_recipe(cfg, progress=not args.no_progress)
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
@@ -97,8 +117,9 @@ def recipe_main(argv: list[str], prog: str = "skipbo train") -> int:
 def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
     """Run the command; returns the exit code (errors print one line naming ``prog``)."""
     argv = sys.argv[1:] if argv is None else argv
-    if _recipe_file(argv):  # the turn-network recipe has its own settings
-        return recipe_main(argv, prog)
+    recipe = _recipe(argv)
+    if recipe is not None:  # the turn-network and value-network recipes have their own settings
+        return recipe_main(argv, prog, recipe)
     args = build_parser(prog).parse_args(argv)
     # torch and stable-baselines3 load with these modules: after argument parsing, so --help is instant
     from .checkpoints import CheckpointError, export_agent

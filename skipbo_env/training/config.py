@@ -46,6 +46,18 @@ MAX_CONFIG_BYTES = 1 << 20
 _Config = TypeVar("_Config", bound="YamlConfig")
 
 
+def recipe_of(path: str | Path) -> str | None:
+    """The ``recipe`` key at the top of the YAML file ``path`` (``"turnnet"``, ``"value"``): a recipe
+    file rather than a PPO configuration; ``None`` for anything else, including files that cannot be
+    read (the PPO loader reports those)."""
+    try:
+        data = load_yaml_text(read_config_text(Path(path)), str(path))
+    except ConfigError:
+        return None
+    recipe = data.get("recipe") if isinstance(data, dict) else None
+    return recipe if isinstance(recipe, str) else None
+
+
 class YamlConfig:
     """Reading and writing a configuration dataclass as YAML: the methods the training
     recipes' top-level configurations (:class:`TrainConfig`, the turnnet recipe's) share."""

@@ -44,13 +44,7 @@ from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, check_tu
 from ..episode import decisions
 from ..records import write_bytes_atomic
 from ..rules import ConfigError, GameConfig, new_game
-from .config import (
-    YamlConfig,
-    _positive,
-    _show,
-    load_yaml_text,
-    read_config_text,
-)
+from .config import YamlConfig, _positive, _show, recipe_of
 
 RECIPE = "turnnet"
 
@@ -177,11 +171,7 @@ class TurnNetConfig(YamlConfig):
 def is_recipe_file(path: str | Path) -> bool:
     """True when the YAML file ``path`` is a ``turnnet`` recipe (``recipe: turnnet`` at its top);
     False for anything else, including files that cannot be read (the PPO loader reports those)."""
-    try:
-        data = load_yaml_text(read_config_text(Path(path)), str(path))
-    except ConfigError:
-        return False
-    return isinstance(data, dict) and data.get("recipe") == RECIPE
+    return recipe_of(path) == RECIPE
 
 
 # ---------------------------------------------------------------------------- labels

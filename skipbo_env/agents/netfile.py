@@ -1,0 +1,222 @@
+"""Small numpy networks and their checked safetensors files (turn networks, value networks).
+
+A network file is a safetensors file (no pickle: loading runs no code) holding ``mean``, ``std``
+(the input standardization) and ``layers.{i}.weight`` / ``layers.{i}.bias`` (torch's ``Linear``
+layout: ``weight`` is ``(out, in)``), all float32, and in the header's metadata under its kind's
+key one JSON object: ``format``, ``format_version``, the kind's inputs version (files whose inputs
+are computed differently are refused rather than read differently), ``hidden`` (the hidden layer
+sizes; ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) and ``provenance``
+(free-form JSON: the recipe and its data). Every field and tensor is checked; every problem is a
+:class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+
+:class:`NetKind` tells the kinds apart: the turn networks of :mod:`skipbo_env.agents.turnnet`
+(``turn-2p``) and the value networks of :mod:`skipbo_env.agents.valuenet` (``value-6p``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..extras import missing_extra
+from ..records import write_bytes_atomic
+from ..rules import GameConfig, SkipBoError
+from .ppo import CheckpointError
+
+MAX_HIDDEN = 4096
+MAX_LAYERS = 8
+MAX_DESCRIPTION = 64 * 1024
+
+
+@dataclass(frozen=True)
+class NetKind:
+    """One kind of network file: its names, versions and input size."""
+
+    what: str
+    """How messages name such a file (``"turn-agent file"``)."""
+    format: str
+    format_version: int
+    metadata_key: str
+    """Key of the description in the safetensors header's metadata."""
+    inputs_field: str
+    """The description's field for the version of the inputs' computation (``"features_version"``)."""
+    inputs_version: int
+    inputs: Callable[[GameConfig], int]
+    """The input size for a game."""
+    inputs_name: str
+    """How messages name the inputs (``"turn features"``)."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return ("format", "format_version", self.inputs_field, "hidden", "game", "provenance")
+
+
+class MLP:
+    """A standardized ReLU network in numpy: ``scores(X)`` for a batch of input rows (one output each)."""
+
+    def __init__(self, mean: np.ndarray, std: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.mean = np.asarray(mean, np.float32)
+        self.std = np.asarray(std, np.float32)
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+
+    @property
+    def hidden(self) -> list[int]:
+        return [int(w.shape[0]) for w, _ in self.layers[:-1]]
+
+    def scores(self, inputs: np.ndarray) -> np.ndarray:
+        h = (np.asarray(inputs, np.float32) - self.mean) / self.std
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w.T + b
+            if i < last:
+                h = np.maximum(h, 0.0)
+        return h[:, 0]
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        out = {"mean": self.mean, "std": self.std}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"layers.{i}.weight"] = w
+            out[f"layers.{i}.bias"] = b
+        return out
+
+
+def _safetensors(what: str) -> Any:
+    try:
+        import safetensors.numpy as st
+        from safetensors import safe_open
+    except ImportError as exc:
+        raise missing_extra(exc, "train", what) from exc
+    return st, safe_open
+
+
+def _header(path: Path, kind: NetKind) -> dict[str, str] | None:
+    """The safetensors header metadata of ``path``; ``None`` when it is not a readable safetensors file."""
+    _, safe_open = _safetensors(f"reading a {kind.what}")
+    try:
+        with safe_open(str(path), framework="np") as f:
+            return dict(f.metadata() or {})
+    except Exception:  # safetensors raises its own error kinds for a bad header
+        return None
+
+
+def is_net_file(path: str | os.PathLike, kind: NetKind) -> bool:
+    """True when ``path`` is a safetensors file whose header holds a description of ``kind``."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    try:
+        with open(p, "rb") as f:
+            if f.read(2) == b"PK":
+                return False  # a zip (sb3 checkpoint), never read as safetensors
+    except OSError:
+        return False
+    meta = _header(p, kind)
+    return meta is not None and kind.metadata_key in meta
+
+
+def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
+    """The checked description of ``kind``'s file ``path`` (see the module docstring)."""
+    key = kind.metadata_key
+    if not isinstance(text, str) or len(text) > MAX_DESCRIPTION:
+        raise CheckpointError(path, f"the {key!r} description must be a JSON text under {MAX_DESCRIPTION} characters")
+    try:
+        desc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(path, f"the {key!r} description is not JSON ({exc})") from None
+    if not isinstance(desc, dict):
+        raise CheckpointError(path, f"the {key!r} description must be a JSON object")
+    missing = [k for k in kind.keys if k not in desc]
+    unknown = sorted(set(desc) - set(kind.keys))
+    if missing or unknown:
+        raise CheckpointError(path, f"the description misses {missing} / has unknown keys {unknown}")
+    if desc["format"] != kind.format or desc["format_version"] != kind.format_version:
+        raise CheckpointError(path, f"format {desc['format']!r} version {desc['format_version']!r}; this code reads "
+                                    f"{kind.format!r} version {kind.format_version}")
+    if desc[kind.inputs_field] != kind.inputs_version:
+        raise CheckpointError(path, f"{kind.inputs_field} {desc[kind.inputs_field]!r}: this code computes the "
+                                    f"{kind.inputs_name} of version {kind.inputs_version}, and would read the file "
+                                    "differently")
+    hidden = desc["hidden"]
+    if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_LAYERS
+            or any(type(h) is not int or not 1 <= h <= MAX_HIDDEN for h in hidden)):
+        raise CheckpointError(path, f"hidden must be a list of 1..{MAX_LAYERS} layer sizes in 1..{MAX_HIDDEN}, "
+                                    f"got {hidden!r}")
+    try:
+        desc["game"] = GameConfig.from_dict(desc["game"])
+    except (SkipBoError, TypeError, ValueError) as exc:
+        raise CheckpointError(path, f"bad game in the description: {exc}") from None
+    return desc
+
+
+def _expected_shapes(inputs: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
+    sizes = [inputs, *hidden, 1]
+    out: dict[str, tuple[int, ...]] = {"mean": (inputs,), "std": (inputs,)}
+    for i in range(len(sizes) - 1):
+        out[f"layers.{i}.weight"] = (sizes[i + 1], sizes[i])
+        out[f"layers.{i}.bias"] = (sizes[i + 1],)
+    return out
+
+
+def load_net(path: str | os.PathLike, kind: NetKind, config: GameConfig | None = None) -> tuple[MLP, dict[str, Any]]:
+    """The network of ``kind``'s file ``path`` and its checked description.
+
+    With ``config``, the file's game must be that one. Raises :class:`CheckpointError` (naming the
+    file) for a missing or unreadable file, a bad description, another game, or tensors that are
+    not exactly the network's (names, shapes, float32, finite; ``std`` positive).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(path, f"no such {kind.what}")
+    st, _ = _safetensors(f"loading a {kind.what}")
+    meta = _header(path, kind)
+    if meta is None:
+        raise CheckpointError(path, "not a safetensors file (unreadable header)")
+    if kind.metadata_key not in meta:
+        raise CheckpointError(path, f"a safetensors file without the {kind.metadata_key!r} description in its "
+                                    f"header: not a {kind.what}")
+    desc = parse_description(path, meta[kind.metadata_key], kind)
+    if config is not None and desc["game"] != config:
+        raise CheckpointError(path, f"made for {desc['game']}, not {config}")
+    tensors = st.load_file(str(path))
+    want = _expected_shapes(kind.inputs(desc["game"]), desc["hidden"])
+    if set(tensors) != set(want):
+        raise CheckpointError(path, f"tensors {sorted(tensors)}; a network with hidden sizes {desc['hidden']} has "
+                                    f"{sorted(want)}")
+    for name, shape in want.items():
+        t = tensors[name]
+        if t.dtype != np.float32 or t.shape != shape:
+            raise CheckpointError(path, f"tensor {name} is {t.dtype}{list(t.shape)}, expected float32{list(shape)}")
+        if not np.all(np.isfinite(t)):
+            raise CheckpointError(path, f"tensor {name} holds NaN or infinite values")
+    if not np.all(tensors["std"] > 0):
+        raise CheckpointError(path, "tensor std must be positive")
+    layers = [(tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"]) for i in range(len(desc["hidden"]) + 1)]
+    return MLP(tensors["mean"], tensors["std"], layers), desc
+
+
+def write_net(path: str | os.PathLike, kind: NetKind, net: MLP, game: GameConfig, provenance: dict[str, Any]) -> Path:
+    """Write ``net`` as ``kind``'s file ``path`` (atomically; checked by the loader's rules first)."""
+    path = Path(path)
+    if path.suffix != ".safetensors":
+        raise CheckpointError(path, f"a {kind.what}'s name must end in .safetensors")
+    st, _ = _safetensors(f"writing a {kind.what}")
+    desc = {"format": kind.format, "format_version": kind.format_version, kind.inputs_field: kind.inputs_version,
+            "hidden": net.hidden, "game": game.to_dict(), "provenance": provenance}
+    text = json.dumps(desc, sort_keys=True, separators=(",", ":"))
+    parse_description(path, text, kind)
+    tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in net.tensors().items()}
+    want = _expected_shapes(kind.inputs(game), net.hidden)
+    bad = [k for k, shape in want.items() if k not in tensors or tensors[k].shape != shape]
+    if bad or set(tensors) != set(want):
+        raise CheckpointError(path, f"the network's tensors do not fit {kind.inputs(game)} inputs and hidden sizes "
+                                    f"{net.hidden}: {bad}")
+    return write_bytes_atomic(path, st.save(tensors, metadata={kind.metadata_key: text}))
+
+
+__all__ = ["MLP", "NetKind", "is_net_file", "load_net", "parse_description", "write_net"]

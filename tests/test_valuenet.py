@@ -1,0 +1,241 @@
+"""Value networks (skipbo_env.agents.valuenet), their recipe (skipbo_env.training.valuenet) and the
+search agent's use of them: safe files that refuse bad input by name, self-play positions with
+their winners, a tiny end-to-end run of the recipe's config, and the 6-player search's default
+value (docs/search.md, round 18)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skipbo_env.agents import CheckpointError, SearchAgent, load_agent
+from skipbo_env.agents.netfile import MLP
+from skipbo_env.agents.shipped import SHIPPED_VALUES, shipped_value_path
+from skipbo_env.agents.turnnet import write_turn_net
+from skipbo_env.agents.valuenet import (
+    METADATA_KEY,
+    ValueNet,
+    is_value_file,
+    load_value_net,
+    write_value_net,
+)
+from skipbo_env.encoding import observation_layout, observe
+from skipbo_env.rules import GameConfig, new_game
+
+pytest.importorskip("safetensors")
+pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parents[1]
+SIX = GameConfig(num_players=6)
+
+
+def _random_net(config: GameConfig, seed: int = 0, hidden: tuple[int, ...] = (16,)) -> MLP:
+    rng = np.random.default_rng(seed)
+    size = observation_layout(config).size
+    sizes = [size, *hidden, 1]
+    layers = [(rng.normal(0, 1 / np.sqrt(a), (b, a)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+              for a, b in zip(sizes, sizes[1:], strict=False)]
+    return MLP(np.zeros(size), np.full(size, 0.5), layers)
+
+
+@pytest.fixture
+def value_file(tmp_path: Path) -> Path:
+    return write_value_net(tmp_path / "value.safetensors", _random_net(SIX), SIX, {"test": True})
+
+
+def test_value_file_round_trip_and_win_chance(value_file):
+    net = load_value_net(value_file, SIX)
+    assert isinstance(net, ValueNet) and net.game == SIX and net.description["provenance"] == {"test": True}
+    state = new_game(SIX, seed=3)
+    obs = np.stack([observe(state, seat)["observation"] for seat in range(6)])
+    chance = net.win_chance(obs)
+    assert chance.shape == (6,) and np.all((chance > 0) & (chance < 1))
+    assert np.ptp(chance) > 0  # the seats' observations differ
+    assert is_value_file(value_file) and not is_value_file(ROOT / "skipbo_env" / "models" / "turn_2p.safetensors")
+
+
+def _rewrite(path: Path, out: Path, *, desc=None, tensors=None) -> Path:
+    import safetensors.numpy as st
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="np") as f:
+        meta = f.metadata()
+    data = st.load_file(str(path))
+    d = json.loads(meta[METADATA_KEY])
+    if desc:
+        d = desc(d)
+    if tensors:
+        data = tensors(data)
+    out.write_bytes(st.save(data, metadata={METADATA_KEY: json.dumps(d)}))
+    return out
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"desc": lambda d: {**d, "observation_version": 2}}, "observation_version 2"),
+    ({"desc": lambda d: {**d, "format": "skipbo-turn-agent"}}, "format 'skipbo-turn-agent'"),
+    ({"desc": lambda d: {**d, "game": {**d["game"], "num_players": 4}}}, "made for"),
+    ({"desc": lambda d: {**d, "hidden": [17]}}, "tensor layers.0.weight"),
+    ({"tensors": lambda t: {**t, "std": -t["std"]}}, "std must be positive"),
+    ({"tensors": lambda t: {**t, "layers.1.bias": np.full(1, np.inf, np.float32)}}, "NaN or infinite"),
+])
+def test_bad_value_files_are_refused_by_name(value_file, tmp_path, change, message):
+    bad = _rewrite(value_file, tmp_path / "bad.safetensors", **change)
+    with pytest.raises(CheckpointError, match=message) as info:
+        load_value_net(bad, SIX)
+    assert "bad.safetensors" in str(info.value)
+
+
+def test_value_files_are_not_agents_and_other_files_are_not_value_files(value_file, tmp_path):
+    with pytest.raises(CheckpointError, match="a value file .* not an agent file"):
+        load_agent(str(value_file), SIX)
+    with pytest.raises(ValueError, match="'value-6p' is a shipped value network, not an agent"):
+        load_agent("value-6p", SIX)
+    turn = write_turn_net(tmp_path / "turn.safetensors",
+                          MLP(np.zeros(308), np.ones(308), [(np.zeros((2, 308), np.float32), np.zeros(2, np.float32)),
+                                                            (np.zeros((1, 2), np.float32), np.zeros(1, np.float32))]),
+                          GameConfig(), {})
+    with pytest.raises(CheckpointError, match="without the 'skipbo_value_net' description"):
+        load_value_net(turn)
+    with pytest.raises(CheckpointError, match="must end in"):
+        write_value_net(tmp_path / "value.bin", _random_net(SIX), SIX, {})
+    with pytest.raises(CheckpointError, match="do not fit 805 inputs"):
+        write_value_net(tmp_path / "value4.safetensors", _random_net(SIX), GameConfig(num_players=4), {})
+
+
+def test_shipped_value_network_is_the_6_player_search_default():
+    from skipbo_env.agents.search import DEFAULT_VALUES
+
+    assert set(SHIPPED_VALUES) == {"value-6p"}
+    path = shipped_value_path("value-6p")
+    assert path.is_file() and (path.parent / "value-6p.md").is_file()
+    net = load_value_net(path, SIX)
+    assert net.description["provenance"]["recipe"] == "value"
+    agent = SearchAgent(SIX, worlds=2, candidates=2)
+    assert agent.depth == 1 and agent.value == DEFAULT_VALUES[6] == 33.0 and agent.value_net == path
+    assert SearchAgent(GameConfig(num_players=4), worlds=2, candidates=2).value == 0.0  # no network for 4 players
+    # a value network reads any seat's turn start, so it may score after the next seat's turn alone;
+    # an agent's value head may not
+    from skipbo_env.agents.registry import shipped_agent_path
+
+    with pytest.raises(ValueError, match="value head cannot read the position"):
+        SearchAgent(GameConfig(num_players=3), depth=1, value=1.0, value_net=shipped_agent_path("ppo-2p"))
+
+
+def test_search_scores_add_the_win_chance(value_file):
+    state = new_game(SIX, seed=2)
+    view = state.view(state.current)
+    plain = SearchAgent(SIX, seed=3, worlds=4, candidates=4, value=0.0)
+    valued = SearchAgent(SIX, seed=3, worlds=4, candidates=4, value=33.0, value_net=value_file)
+    paths, base = plain.score_candidates(view)
+    same_paths, scores = valued.score_candidates(view)
+    assert same_paths == paths and len(paths) > 1
+    diff = scores - base  # same worlds (same seed): the value term alone, 33 × a chance
+    assert np.ptp(diff) > 0 and np.all((diff >= 0) & (diff <= 33.0))
+    running = valued._engine.hot[:, valued._k.G_DONE] == 0
+    chance = valued._learned_value(running, view.seat)
+    assert np.all((chance[running] > 0) & (chance[running] < 1)) and np.all(chance[~running] == 0)
+
+
+def test_self_play_positions_carry_their_seat_and_winner():
+    from skipbo_env.training.valuenet import self_play_positions
+
+    config = GameConfig(num_players=3, short_game=True)
+    out = self_play_positions(config, 30, seed=5, share=0.5, draw=np.random.default_rng(1))
+    again = self_play_positions(config, 30, seed=5, share=0.5, draw=np.random.default_rng(1))
+    assert all(np.array_equal(out[k], again[k]) for k in out)  # same seeds, same positions
+    layout = observation_layout(config)
+    obs = out["obs"]
+    assert obs.dtype == np.float32 and obs.shape[1] == layout.size and len(obs) > 100
+    assert np.all(obs >= layout.low) and np.all(obs <= layout.high)
+    labelled = {}
+    for g, s, y in zip(out["game"].tolist(), out["seat"].tolist(), out["y"].tolist(), strict=True):
+        labelled.setdefault(g, {}).setdefault(s, set()).add(y)
+    for seats in labelled.values():
+        assert all(len(ys) == 1 for ys in seats.values())  # one label per game and seat
+        assert sum(1 for ys in seats.values() if 1.0 in ys) <= 1  # at most one winner a game
+    # the eventual winner holds fewer stock cards than the others at the same point of the game, on average
+    own = layout.view(obs, "seat0.stock_size")[:, 0]
+    assert own[out["y"] == 1].mean() < own[out["y"] == 0].mean()
+
+
+TINY = """\
+recipe: value
+name: tiny
+runs_dir: {runs}
+seed: 3
+game:
+  num_players: 6
+  short_game: true
+positions:
+  shards: 2
+  games: 30
+  share: 0.3
+  workers: 1
+fit:
+  hidden: [16]
+  epochs: 2
+  batch_size: 64
+  holdout: 0.2
+"""
+
+
+def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
+    """A tiny version of configs/value_6p.yaml, through train.py's command line: positions, fit,
+    export; the same command again reuses the finished shards and gives the same network; a
+    changed setting under the same run name is refused; a corrupt shard is refused by name."""
+    pytest.importorskip("torch")
+    from skipbo_env.training import cli
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY.format(runs=tmp_path / "runs"))
+    assert cli.main(["--config", str(config), "--no-progress"]) == 0
+    run = tmp_path / "runs" / "tiny"
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["fit"]["positions"] > 100 and metrics["fit"]["heldout_positions"] > 0
+    assert np.isfinite(metrics["checks"]["heldout_loss"]) and np.isfinite(metrics["checks"]["stock_card_gain"])
+    assert (run / "fit.csv").read_text().count("\n") == 3
+    short = GameConfig(num_players=6, short_game=True)
+    assert load_value_net(run / "value.safetensors", short).description["provenance"]["recipe"] == "value"
+    first = (run / "value.safetensors").read_bytes()
+    shards = sorted((run / "positions").glob("shard_*.npz"))
+    assert len(shards) == 2
+    stamp = [p.stat().st_mtime_ns for p in shards]
+    (run / "value.safetensors").unlink()
+    assert cli.main(["--config", str(config), "--no-progress"]) == 0  # same settings: shards reused
+    assert [p.stat().st_mtime_ns for p in shards] == stamp
+    assert (run / "value.safetensors").read_bytes() == first  # same positions and seed: same network
+    assert cli.main(["--config", str(config), "--no-progress", "--fit.epochs", "3"]) == 2
+    assert "another configuration" in capsys.readouterr().err
+    shutil.copy(shards[0], tmp_path / "keep.npz")
+    shards[0].write_bytes(b"not a shard")
+    (run / "config.yaml").unlink()
+    assert cli.main(["--config", str(config), "--no-progress"]) == 2
+    assert "not a position shard" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ({"positions.share": 0.0}, "positions.share"),
+    ({"positions.games": 0}, "positions.games"),
+    ({"fit.holdout": 1.0}, "fit.holdout"),
+    ({"fit.hidden": []}, "fit.hidden"),
+    ({"bogus": 1}, "unknown key"),
+])
+def test_recipe_config_errors_name_the_key(override, message):
+    from skipbo_env.rules import ConfigError
+    from skipbo_env.training.valuenet import ValueNetConfig
+
+    with pytest.raises(ConfigError, match=message):
+        ValueNetConfig.from_yaml(ROOT / "configs" / "value_6p.yaml", override)
+
+
+def test_an_unknown_recipe_is_refused_by_name(tmp_path, capsys):
+    from skipbo_env.training import cli
+
+    config = tmp_path / "odd.yaml"
+    config.write_text("recipe: distill\nname: odd\n")
+    assert cli.main(["--config", str(config)]) == 2
+    assert "unknown recipe 'distill'" in capsys.readouterr().err
