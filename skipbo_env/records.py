@@ -186,3 +186,14 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_npz_atomic(path: str | os.PathLike, arrays: dict[str, Any]) -> Path:
+    """Write ``arrays`` as a compressed ``.npz`` to ``path`` atomically (:func:`write_bytes_atomic`)."""
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return write_bytes_atomic(path, buf.getvalue())

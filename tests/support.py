@@ -71,3 +71,24 @@ def choice_positions(config: GameConfig, count: int, *, first_seed: int, games: 
             found += 1
             if found == count:
                 return
+
+
+def rewrite_net_file(path: Path, out: Path, key: str, *, desc=None, tensors=None) -> Path:
+    """Copy the network file ``path`` (turn-agent or value file) to ``out`` with its description
+    under header ``key`` passed through ``desc`` and its tensors through ``tensors``: bad files
+    for the loaders' refusal tests."""
+    import json
+
+    import safetensors.numpy as st
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="np") as f:
+        meta = f.metadata()
+    data = st.load_file(str(path))
+    d = json.loads(meta[key])
+    if desc:
+        d = desc(d)
+    if tensors:
+        data = tensors(data)
+    out.write_bytes(st.save(data, metadata={key: json.dumps(d)}))
+    return out

@@ -251,10 +251,11 @@ def test_depth_defaults_to_every_other_seat_and_is_validated():
     for bad in (-1, 6, 1.0, "1"):
         with pytest.raises(ValueError, match=r"depth must be an int in 0\.\.5"):
             SearchAgent(config, depth=bad)
-    # stopping before the seat's next turn leaves nothing for a longer horizon or the value to read
+    # stopping before the seat's next turn leaves nothing for a longer horizon or an agent's value
+    # head to read (a value network reads any seat's turn start: tests/test_valuenet.py)
     with pytest.raises(ValueError, match="depth 2 stops before the seat's next turn: it needs horizon 0"):
         SearchAgent(config, depth=2, horizon=1)
-    with pytest.raises(ValueError, match="needs horizon 0 and value 0"):
+    with pytest.raises(ValueError, match="an agent's value head cannot read the position"):
         SearchAgent(config, depth=2, value=1.0, value_net="unused.safetensors")
 
 

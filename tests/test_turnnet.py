@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import choice_positions
+from support import choice_positions, rewrite_net_file
 
 from skipbo_env.agents import load_agent
 from skipbo_env.agents.ppo import CheckpointError
@@ -145,22 +145,6 @@ def test_shipped_turn_agent_loads_by_name():
         load_agent("turn-2p", GameConfig(num_players=3))
 
 
-def _rewrite(path: Path, out: Path, *, desc=None, tensors=None) -> Path:
-    import safetensors.numpy as st
-    from safetensors import safe_open
-
-    with safe_open(str(path), framework="np") as f:
-        meta = f.metadata()
-    data = st.load_file(str(path))
-    d = json.loads(meta[METADATA_KEY])
-    if desc:
-        d = desc(d)
-    if tensors:
-        data = tensors(data)
-    out.write_bytes(st.save(data, metadata={METADATA_KEY: json.dumps(d)}))
-    return out
-
-
 @pytest.mark.parametrize(("change", "message"), [
     ({"desc": lambda d: {**d, "features_version": 99}}, "features_version 99"),
     ({"desc": lambda d: {**d, "format": "other"}}, "format 'other'"),
@@ -175,7 +159,7 @@ def _rewrite(path: Path, out: Path, *, desc=None, tensors=None) -> Path:
     ({"tensors": lambda t: {**t, "mean": t["mean"].astype(np.float64)}}, "float32"),
 ])
 def test_bad_agent_files_are_refused_by_name(net_file, tmp_path, change, message):
-    bad = _rewrite(net_file, tmp_path / "bad.safetensors", **change)
+    bad = rewrite_net_file(net_file, tmp_path / "bad.safetensors", METADATA_KEY, **change)
     with pytest.raises(CheckpointError, match=message) as info:
         load_turn_net(bad, GameConfig())
     assert "bad.safetensors" in str(info.value)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import rewrite_net_file
 
 from skipbo_env.agents import CheckpointError, SearchAgent, load_agent
 from skipbo_env.agents.netfile import MLP
@@ -58,22 +59,6 @@ def test_value_file_round_trip_and_win_chance(value_file):
     assert is_value_file(value_file) and not is_value_file(ROOT / "skipbo_env" / "models" / "turn_2p.safetensors")
 
 
-def _rewrite(path: Path, out: Path, *, desc=None, tensors=None) -> Path:
-    import safetensors.numpy as st
-    from safetensors import safe_open
-
-    with safe_open(str(path), framework="np") as f:
-        meta = f.metadata()
-    data = st.load_file(str(path))
-    d = json.loads(meta[METADATA_KEY])
-    if desc:
-        d = desc(d)
-    if tensors:
-        data = tensors(data)
-    out.write_bytes(st.save(data, metadata={METADATA_KEY: json.dumps(d)}))
-    return out
-
-
 @pytest.mark.parametrize(("change", "message"), [
     ({"desc": lambda d: {**d, "observation_version": 2}}, "observation_version 2"),
     ({"desc": lambda d: {**d, "format": "skipbo-turn-agent"}}, "format 'skipbo-turn-agent'"),
@@ -83,7 +68,7 @@ def _rewrite(path: Path, out: Path, *, desc=None, tensors=None) -> Path:
     ({"tensors": lambda t: {**t, "layers.1.bias": np.full(1, np.inf, np.float32)}}, "NaN or infinite"),
 ])
 def test_bad_value_files_are_refused_by_name(value_file, tmp_path, change, message):
-    bad = _rewrite(value_file, tmp_path / "bad.safetensors", **change)
+    bad = rewrite_net_file(value_file, tmp_path / "bad.safetensors", METADATA_KEY, **change)
     with pytest.raises(CheckpointError, match=message) as info:
         load_value_net(bad, SIX)
     assert "bad.safetensors" in str(info.value)
@@ -117,6 +102,12 @@ def test_shipped_value_network_is_the_6_player_search_default():
     agent = SearchAgent(SIX, worlds=2, candidates=2)
     assert agent.depth == 1 and agent.value == DEFAULT_VALUES[6] == 33.0 and agent.value_net == path
     assert SearchAgent(GameConfig(num_players=4), worlds=2, candidates=2).value == 0.0  # no network for 4 players
+    # the shipped network reads the classic game: a variant searches without it unless told
+    short = GameConfig(num_players=6, short_game=True)
+    assert SearchAgent(short, worlds=2, candidates=2).value == 0.0
+    with pytest.raises(CheckpointError, match="made for"):
+        SearchAgent(short, worlds=2, candidates=2, value_net=path)
+    assert SearchAgent(GameConfig(num_players=6, first_player=2), worlds=2, candidates=2).value == 33.0
     # a value network reads any seat's turn start, so it may score after the next seat's turn alone;
     # an agent's value head may not
     from skipbo_env.agents.registry import shipped_agent_path

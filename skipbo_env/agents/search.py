@@ -69,6 +69,7 @@ from ..encoding import encode_action
 from ..extras import require
 from ..rules import WILD, GameConfig, IllegalMoveError, Move, SeatView, missing_numbers
 from ..rules.sampling import sample_states
+from .netfile import same_game
 from .ppo import one_torch_thread
 from .shipped import shipped_model_path
 from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, MAX_CANDIDATES, TurnAgent
@@ -205,7 +206,9 @@ class SearchAgent(TurnAgent):
         rollout: the in-engine agent of the simulations: ``"heuristic"`` or ``"greedy"`` (:data:`ROLLOUTS`).
         value: weight (stock cards per unit) of a learned value of the seat's position at the horizon
             (``value_net`` evaluated on the seat's observation there); 0: none; ``None``:
-            :data:`DEFAULT_VALUES` where :data:`VALUE_NETS` has a network for the table, else 0.
+            :data:`DEFAULT_VALUES` where :data:`VALUE_NETS` has a network for the table, else 0 (and
+            0 where that network is a value network made for another game: the shipped
+            ``value-6p`` reads the classic 6-player game, not its variants).
         value_net: for ``value``, a value file (:mod:`skipbo_env.agents.valuenet`: the seat's win
             chance) or an agent file (``.safetensors``) whose policy has a value head; ``None``: the
             table's shipped network (:data:`VALUE_NETS`).
@@ -303,6 +306,7 @@ class SearchAgent(TurnAgent):
         self._hweights = weights_vector(weights)
         self._plans, self._hstate, self._hexpect = plan_caches(rows)
         shipped = _by_table(VALUE_NETS, config, None)
+        default_value = value is None and value_net is None
         if value is None:
             value = _by_table(DEFAULT_VALUES, config, 0.0) if shipped is not None else 0.0
         self.value = float(value)
@@ -328,7 +332,11 @@ class SearchAgent(TurnAgent):
         if self.value:
             self.value_net = self._network_path(value_net, shipped, "value > 0", "value=0")
             if is_value_file(self.value_net):  # a seat's win chance, at any seat's turn start
-                self._value_network = load_value_net(self.value_net, config)
+                network = load_value_net(self.value_net, None if default_value else config)
+                if same_game(network.game, config):
+                    self._value_network = network
+                else:  # the shipped network reads the classic game only: a variant searches without it
+                    self.value, self.value_net = 0.0, None
             else:  # an agent's value head: the seat about to move
                 if self.depth < others:
                     raise ValueError(f"depth {self.depth} stops before the seat's next turn, where an agent's value "

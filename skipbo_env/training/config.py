@@ -496,6 +496,43 @@ def _positive(name: str, value: float) -> None:
         raise ConfigError(name, f"must be > 0, got {value}")
 
 
+def check_recipe_run(name: str, seed: int, threads: int) -> None:
+    """The fields every recipe's top level shares: a plain run folder name, a seed >= 0, threads > 0."""
+    if not name or "/" in name or "\0" in name or name.startswith("."):
+        raise ConfigError("name", f"must be a plain folder name, got {_show(name)}")
+    if seed < 0:
+        raise ConfigError("seed", f"must be >= 0, got {seed}")
+    _positive("threads", threads)
+
+
+def check_fit(hidden: tuple[int, ...], epochs: int, batch_size: int, learning_rate: float, weight_decay: float,
+              holdout: float) -> None:
+    """The fit settings every recipe shares (``fit.*``), each error naming its key."""
+    if not hidden or any(h < 1 or h > 4096 for h in hidden):
+        raise ConfigError("fit.hidden", f"must be 1 to 8 layer sizes in 1..4096, got {list(hidden)}")
+    if len(hidden) > 8:
+        raise ConfigError("fit.hidden", f"at most 8 layers, got {len(hidden)}")
+    _positive("fit.epochs", epochs)
+    _positive("fit.batch_size", batch_size)
+    _positive("fit.learning_rate", learning_rate)
+    if weight_decay < 0:
+        raise ConfigError("fit.weight_decay", f"must be >= 0, got {weight_decay}")
+    if not 0.0 <= holdout < 1.0:
+        raise ConfigError("fit.holdout", f"must be in [0, 1), got {holdout}")
+
+
+def open_recipe_run(cfg: YamlConfig, runs_dir: str, name: str) -> Path:
+    """``<runs_dir>/<name>/``, created, with ``cfg`` saved as its ``config.yaml``; a folder holding a
+    run of another configuration is refused (the finished shards it keeps were made for that one)."""
+    run_dir = Path(runs_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    saved = run_dir / "config.yaml"
+    if saved.exists() and type(cfg).from_yaml(saved) != cfg:
+        raise ConfigError("name", f"{run_dir} holds a run of another configuration; use another name")
+    cfg.save_yaml(saved)
+    return run_dir
+
+
 def _check_weights(name: str, weights: Mapping[str, float]) -> None:
     if not weights:
         raise ConfigError(name, "needs at least one agent with a weight")

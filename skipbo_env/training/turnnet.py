@@ -42,9 +42,9 @@ import numpy as np
 from ..agents.registry import derive_seed, is_search_spec, known_agents, load_agent
 from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, check_turn_game, write_turn_net
 from ..episode import decisions
-from ..records import write_bytes_atomic
+from ..records import write_bytes_atomic, write_npz_atomic
 from ..rules import ConfigError, GameConfig, new_game
-from .config import YamlConfig, _positive, _show, recipe_of
+from .config import YamlConfig, _positive, _show, check_fit, check_recipe_run, open_recipe_run, recipe_of
 
 RECIPE = "turnnet"
 
@@ -103,19 +103,7 @@ class FitSettings:
     """Share of the labelled games held out to measure the fit (0: none)."""
 
     def __post_init__(self) -> None:
-        if not self.hidden or any(h < 1 or h > 4096 for h in self.hidden):
-            raise ConfigError("fit.hidden", f"must be 1 to 8 layer sizes in 1..4096, got {list(self.hidden)}")
-        if len(self.hidden) > 8:
-            raise ConfigError("fit.hidden", f"at most 8 layers, got {len(self.hidden)}")
-        _positive("fit.epochs", self.epochs)
-        _positive("fit.batch_size", self.batch_size)
-        _positive("fit.learning_rate", self.learning_rate)
-        if self.weight_decay < 0:
-            raise ConfigError("fit.weight_decay", f"must be >= 0, got {self.weight_decay}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ConfigError("fit.dropout", f"must be in [0, 1), got {self.dropout}")
-        if not 0.0 <= self.holdout < 1.0:
-            raise ConfigError("fit.holdout", f"must be in [0, 1), got {self.holdout}")
+        check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
 
 
 @dataclass(frozen=True)
@@ -157,11 +145,7 @@ class TurnNetConfig(YamlConfig):
     eval: CheckSettings = field(default_factory=CheckSettings)
 
     def __post_init__(self) -> None:
-        if not self.name or "/" in self.name or "\0" in self.name or self.name.startswith("."):
-            raise ConfigError("name", f"must be a plain folder name, got {_show(self.name)}")
-        if self.seed < 0:
-            raise ConfigError("seed", f"must be >= 0, got {self.seed}")
-        _positive("threads", self.threads)
+        check_recipe_run(self.name, self.seed, self.threads)
         try:
             check_turn_game(self.game)
         except ValueError as exc:
@@ -247,13 +231,7 @@ def read_shard(path: Path, settings: str) -> dict[str, np.ndarray]:
 
 
 def _write_shard(path: Path, data: dict[str, np.ndarray], settings: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    import io
-
-    buf = io.BytesIO()
-    arrays: dict[str, Any] = {"settings": np.array(settings), **data}
-    np.savez_compressed(buf, **arrays)
-    write_bytes_atomic(path, buf.getvalue())
+    write_npz_atomic(path, {"settings": np.array(settings), **data})
 
 
 def _label_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
@@ -400,12 +378,7 @@ def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
     from ..agents.tournament import run_tournament
 
-    run_dir = Path(cfg.runs_dir) / cfg.name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    saved = run_dir / "config.yaml"
-    if saved.exists() and TurnNetConfig.from_yaml(saved) != cfg:
-        raise ConfigError("name", f"{run_dir} holds a run of another configuration; use another name")
-    cfg.save_yaml(saved)
+    run_dir = open_recipe_run(cfg, cfg.runs_dir, cfg.name)
     start = time.monotonic()
     shards = collect_labels(cfg, run_dir, progress)
     label_seconds = time.monotonic() - start

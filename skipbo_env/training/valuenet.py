@@ -29,7 +29,6 @@ One command (``python train.py --config configs/value_6p.yaml``) runs three step
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 import os
@@ -46,9 +45,9 @@ from ..agents.registry import derive_seed
 from ..agents.valuenet import write_value_net
 from ..bots.heuristic import DEFAULT_WEIGHTS
 from ..encoding import observation_layout
-from ..records import write_bytes_atomic
+from ..records import write_bytes_atomic, write_npz_atomic
 from ..rules import ConfigError, GameConfig
-from .config import YamlConfig, _positive, _show
+from .config import YamlConfig, _positive, check_fit, check_recipe_run, open_recipe_run
 
 RECIPE = "value"
 STD_FLOOR = 0.05
@@ -90,17 +89,7 @@ class ValueFitSettings:
     """Share of the games held out to measure the fit and choose the epoch (0: none, the last epoch)."""
 
     def __post_init__(self) -> None:
-        if not self.hidden or any(h < 1 or h > 4096 for h in self.hidden):
-            raise ConfigError("fit.hidden", f"must be 1 to 8 layer sizes in 1..4096, got {list(self.hidden)}")
-        if len(self.hidden) > 8:
-            raise ConfigError("fit.hidden", f"at most 8 layers, got {len(self.hidden)}")
-        _positive("fit.epochs", self.epochs)
-        _positive("fit.batch_size", self.batch_size)
-        _positive("fit.learning_rate", self.learning_rate)
-        if self.weight_decay < 0:
-            raise ConfigError("fit.weight_decay", f"must be >= 0, got {self.weight_decay}")
-        if not 0.0 <= self.holdout < 1.0:
-            raise ConfigError("fit.holdout", f"must be in [0, 1), got {self.holdout}")
+        check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
 
 
 @dataclass(frozen=True)
@@ -121,11 +110,7 @@ class ValueNetConfig(YamlConfig):
     fit: ValueFitSettings = field(default_factory=ValueFitSettings)
 
     def __post_init__(self) -> None:
-        if not self.name or "/" in self.name or "\0" in self.name or self.name.startswith("."):
-            raise ConfigError("name", f"must be a plain folder name, got {_show(self.name)}")
-        if self.seed < 0:
-            raise ConfigError("seed", f"must be >= 0, got {self.seed}")
-        _positive("threads", self.threads)
+        check_recipe_run(self.name, self.seed, self.threads)
 
 
 # ---------------------------------------------------------------------------- positions
@@ -201,10 +186,7 @@ def _shard_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
     start = time.monotonic()
     out = self_play_positions(cfg.game, pos.games, derive_seed(cfg.seed, shard), pos.share,
                               np.random.default_rng(derive_seed(cfg.seed, 8, shard)))
-    buf = io.BytesIO()
-    np.savez_compressed(buf, settings=np.array(_shard_settings(cfg, shard)), **out)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomic(Path(path), buf.getvalue())
+    write_npz_atomic(path, {"settings": np.array(_shard_settings(cfg, shard)), **out})
     if progress:
         print(f"positions shard {shard}: {pos.games} games, {len(out['y']):,} positions, "
               f"{time.monotonic() - start:.0f} s", flush=True)
@@ -354,6 +336,7 @@ def stock_card_gain(net: MLP, obs: np.ndarray, game: GameConfig) -> float:
     less (its ``stock_size`` entry lowered by one card, at least 0; the stock top unchanged)."""
     at = observation_layout(game).start("seat0.stock_size")
     fewer = obs.copy()
+    assert game.stock_size is not None  # GameConfig fills in the table's default
     fewer[:, at] = np.maximum(fewer[:, at] - 1.0 / game.stock_size, 0.0)
     return float(np.mean(_sigmoid(net.scores(fewer)) - _sigmoid(net.scores(obs))))
 
@@ -361,12 +344,7 @@ def stock_card_gain(net: MLP, obs: np.ndarray, game: GameConfig) -> float:
 # ---------------------------------------------------------------------------- the run
 def run_recipe(cfg: ValueNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
-    run_dir = Path(cfg.runs_dir) / cfg.name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    saved = run_dir / "config.yaml"
-    if saved.exists() and ValueNetConfig.from_yaml(saved) != cfg:
-        raise ConfigError("name", f"{run_dir} holds a run of another configuration; use another name")
-    cfg.save_yaml(saved)
+    run_dir = open_recipe_run(cfg, cfg.runs_dir, cfg.name)
     start = time.monotonic()
     shards = collect_positions(cfg, run_dir, progress)
     position_seconds = time.monotonic() - start
