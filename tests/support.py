@@ -92,3 +92,27 @@ def rewrite_net_file(path: Path, out: Path, key: str, *, desc=None, tensors=None
         data = tensors(data)
     out.write_bytes(st.save(data, metadata={key: json.dumps(d)}))
     return out
+
+
+def check_recipe_resumes(main, config: Path, run: Path, output: str, shard_dir: str, bad_shard: str, capsys) -> None:
+    """After a first run of recipe file ``config`` (command line ``main``) into ``run``: the same
+    command again reuses the two finished shards in ``run/shard_dir`` and writes the same ``output``
+    file; a changed setting under the same run name is refused; a corrupt shard is refused with a
+    message holding ``bad_shard``."""
+    import shutil
+
+    first = (run / output).read_bytes()
+    shards = sorted((run / shard_dir).glob("shard_*.npz"))
+    assert len(shards) == 2
+    stamp = [p.stat().st_mtime_ns for p in shards]
+    (run / output).unlink()
+    assert main(["--config", str(config), "--no-progress"]) == 0  # same settings: shards reused
+    assert [p.stat().st_mtime_ns for p in shards] == stamp
+    assert (run / output).read_bytes() == first  # same data and seed: same network
+    assert main(["--config", str(config), "--no-progress", "--fit.epochs", "3"]) == 2
+    assert "another configuration" in capsys.readouterr().err
+    shutil.copy(shards[0], run.parent / "keep.npz")
+    shards[0].write_bytes(b"not a shard")
+    (run / "config.yaml").unlink()
+    assert main(["--config", str(config), "--no-progress"]) == 2
+    assert bad_shard in capsys.readouterr().err

@@ -5,12 +5,11 @@ bad input by name, and a tiny end-to-end run of the recipe's config."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import choice_positions, rewrite_net_file
+from support import check_recipe_resumes, choice_positions, rewrite_net_file
 
 from skipbo_env.agents import load_agent
 from skipbo_env.agents.ppo import CheckpointError
@@ -235,21 +234,7 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     assert (run / "fit.csv").read_text().count("\n") == 3
     agent = load_agent(str(run / "turnnet.safetensors"), GameConfig())
     assert isinstance(agent, TurnNetAgent)
-    first = (run / "turnnet.safetensors").read_bytes()
-    shards = sorted((run / "labels").glob("shard_*.npz"))
-    assert len(shards) == 2
-    stamp = [p.stat().st_mtime_ns for p in shards]
-    (run / "turnnet.safetensors").unlink()
-    assert cli.main(["--config", str(config), "--no-progress"]) == 0  # same settings: shards reused
-    assert [p.stat().st_mtime_ns for p in shards] == stamp
-    assert (run / "turnnet.safetensors").read_bytes() == first  # same labels and seed: same network
-    assert cli.main(["--config", str(config), "--no-progress", "--fit.epochs", "3"]) == 2
-    assert "another configuration" in capsys.readouterr().err
-    shutil.copy(shards[0], tmp_path / "keep.npz")
-    shards[0].write_bytes(b"not a shard")
-    (run / "config.yaml").unlink()
-    assert cli.main(["--config", str(config), "--no-progress"]) == 2
-    assert "not a label shard" in capsys.readouterr().err
+    check_recipe_resumes(cli.main, config, run, "turnnet.safetensors", "labels", "not a label shard", capsys)
     shipped = TurnNetConfig.from_yaml(ROOT / "configs" / "turnnet_2p.yaml")
     assert shipped.labels.teacher.startswith("search")
 
@@ -259,6 +244,7 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     ({"game.num_players": 3}, "2-player"),
     ({"labels.lineups": [["heuristic", "nobody"]]}, "unknown agent"),
     ({"fit.holdout": 1.5}, "fit.holdout"),
+    ({"fit.dropout": 1.0}, "fit.dropout"),
     ({"eval.games": 3}, "eval.games"),
     ({"bogus": 1}, "unknown key"),
 ])

@@ -6,12 +6,11 @@ value (docs/search.md, round 18)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import rewrite_net_file
+from support import check_recipe_resumes, rewrite_net_file
 
 from skipbo_env.agents import CheckpointError, SearchAgent, load_agent
 from skipbo_env.agents.netfile import MLP
@@ -191,21 +190,7 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     assert (run / "fit.csv").read_text().count("\n") == 3
     short = GameConfig(num_players=6, short_game=True)
     assert load_value_net(run / "value.safetensors", short).description["provenance"]["recipe"] == "value"
-    first = (run / "value.safetensors").read_bytes()
-    shards = sorted((run / "positions").glob("shard_*.npz"))
-    assert len(shards) == 2
-    stamp = [p.stat().st_mtime_ns for p in shards]
-    (run / "value.safetensors").unlink()
-    assert cli.main(["--config", str(config), "--no-progress"]) == 0  # same settings: shards reused
-    assert [p.stat().st_mtime_ns for p in shards] == stamp
-    assert (run / "value.safetensors").read_bytes() == first  # same positions and seed: same network
-    assert cli.main(["--config", str(config), "--no-progress", "--fit.epochs", "3"]) == 2
-    assert "another configuration" in capsys.readouterr().err
-    shutil.copy(shards[0], tmp_path / "keep.npz")
-    shards[0].write_bytes(b"not a shard")
-    (run / "config.yaml").unlink()
-    assert cli.main(["--config", str(config), "--no-progress"]) == 2
-    assert "not a position shard" in capsys.readouterr().err
+    check_recipe_resumes(cli.main, config, run, "value.safetensors", "positions", "not a position shard", capsys)
 
 
 @pytest.mark.parametrize(("override", "message"), [

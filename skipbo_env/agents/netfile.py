@@ -15,7 +15,6 @@ sizes; ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) a
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import Callable
@@ -155,12 +154,6 @@ def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
     return desc
 
 
-def same_game(made_for: GameConfig, config: GameConfig) -> bool:
-    """Whether a network made for ``made_for`` reads ``config``'s game: every rule the same, except
-    who moves first (a match rotates it; the observation and the moves do not depend on it)."""
-    return dataclasses.replace(made_for, first_player=config.first_player) == config
-
-
 def _expected_shapes(inputs: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
     sizes = [inputs, *hidden, 1]
     out: dict[str, tuple[int, ...]] = {"mean": (inputs,), "std": (inputs,)}
@@ -173,7 +166,7 @@ def _expected_shapes(inputs: int, hidden: list[int]) -> dict[str, tuple[int, ...
 def load_net(path: str | os.PathLike, kind: NetKind, config: GameConfig | None = None) -> tuple[MLP, dict[str, Any]]:
     """The network of ``kind``'s file ``path`` and its checked description.
 
-    With ``config``, the file's game must be that one (:func:`same_game`). Raises :class:`CheckpointError` (naming the
+    With ``config``, the file's game must be that one (:meth:`GameConfig.same_rules`). Raises :class:`CheckpointError` (naming the
     file) for a missing or unreadable file, a bad description, another game, or tensors that are
     not exactly the network's (names, shapes, float32, finite; ``std`` positive).
     """
@@ -188,7 +181,7 @@ def load_net(path: str | os.PathLike, kind: NetKind, config: GameConfig | None =
         raise CheckpointError(path, f"a safetensors file without the {kind.metadata_key!r} description in its "
                                     f"header: not a {kind.what}")
     desc = parse_description(path, meta[kind.metadata_key], kind)
-    if config is not None and not same_game(desc["game"], config):
+    if config is not None and not desc["game"].same_rules(config):
         raise CheckpointError(path, f"made for {desc['game']}, not {config}")
     tensors = st.load_file(str(path))
     want = _expected_shapes(kind.inputs(desc["game"]), desc["hidden"])
@@ -226,4 +219,4 @@ def write_net(path: str | os.PathLike, kind: NetKind, net: MLP, game: GameConfig
     return write_bytes_atomic(path, st.save(tensors, metadata={kind.metadata_key: text}))
 
 
-__all__ = ["MLP", "NetKind", "is_net_file", "load_net", "parse_description", "same_game", "write_net"]
+__all__ = ["MLP", "NetKind", "is_net_file", "load_net", "parse_description", "write_net"]

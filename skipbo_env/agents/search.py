@@ -69,7 +69,6 @@ from ..encoding import encode_action
 from ..extras import require
 from ..rules import WILD, GameConfig, IllegalMoveError, Move, SeatView, missing_numbers
 from ..rules.sampling import sample_states
-from .netfile import same_game
 from .ppo import one_torch_thread
 from .shipped import shipped_model_path
 from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, MAX_CANDIDATES, TurnAgent
@@ -333,7 +332,7 @@ class SearchAgent(TurnAgent):
             self.value_net = self._network_path(value_net, shipped, "value > 0", "value=0")
             if is_value_file(self.value_net):  # a seat's win chance, at any seat's turn start
                 network = load_value_net(self.value_net, None if default_value else config)
-                if same_game(network.game, config):
+                if network.game.same_rules(config):
                     self._value_network = network
                 else:  # the shipped network reads the classic game only: a variant searches without it
                     self.value, self.value_net = 0.0, None

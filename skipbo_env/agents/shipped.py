@@ -21,20 +21,12 @@ name: not agents (they choose no move), read by the search agent
 
 def shipped_agent_path(name: str) -> Path:
     """The agent file of a shipped agent (see :data:`SHIPPED`)."""
-    try:
-        filename = SHIPPED[name]
-    except KeyError:
-        raise ValueError(f"no shipped agent {name!r}; shipped agents: {', '.join(sorted(SHIPPED))}") from None
-    return _model_path(filename)
+    return _model_path(SHIPPED, name, "agent")
 
 
 def shipped_value_path(name: str) -> Path:
     """The file of a shipped value network (see :data:`SHIPPED_VALUES`)."""
-    try:
-        filename = SHIPPED_VALUES[name]
-    except KeyError:
-        raise ValueError(f"no shipped value network {name!r}; shipped: {', '.join(sorted(SHIPPED_VALUES))}") from None
-    return _model_path(filename)
+    return _model_path(SHIPPED_VALUES, name, "value network")
 
 
 def shipped_model_path(name: str) -> Path:
@@ -42,5 +34,10 @@ def shipped_model_path(name: str) -> Path:
     return shipped_value_path(name) if name in SHIPPED_VALUES else shipped_agent_path(name)
 
 
-def _model_path(filename: str) -> Path:
+def _model_path(table: dict[str, str], name: str, what: str) -> Path:
+    """The ``skipbo_env/models/`` file of ``name`` in ``table``; a ``ValueError`` listing ``table`` otherwise."""
+    try:
+        filename = table[name]
+    except KeyError:
+        raise ValueError(f"no shipped {what} {name!r}; shipped {what}s: {', '.join(sorted(table))}") from None
     return Path(str(resources.files("skipbo_env").joinpath("models").joinpath(filename)))

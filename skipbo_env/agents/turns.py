@@ -15,7 +15,6 @@ Both agents read only the seat's :class:`~skipbo_env.rules.SeatView` (``act_view
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -152,8 +151,7 @@ class TurnAgent:
         """The legal moves of ``view``, after checking it is a view of this game with the seat to move."""
         if not isinstance(view, SeatView):
             raise TypeError(f"{caller} needs a SeatView, got {type(view).__name__}")
-        if view.config != self.config and (
-                dataclasses.replace(view.config, first_player=self.config.first_player) != self.config):
+        if not self.config.same_rules(view.config):
             # who dealt first (a match rotates it) changes no decision; every other rule must match
             raise ValueError(f"the view's config {view.config} differs from the agent's {self.config}")
         legal = view.legal_moves()

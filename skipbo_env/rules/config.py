@@ -121,6 +121,12 @@ class GameConfig:
         """Seats of one side."""
         return tuple(s for s in range(self.num_players) if self.team(s) == team)
 
+    def same_rules(self, other: GameConfig) -> bool:
+        """Whether ``other`` is this game in every rule but who moves first (a match rotates it, and
+        no decision or observation depends on it): what agents and network files made for one
+        configuration accept."""
+        return self == other or dataclasses.replace(other, first_player=self.first_player) == self
+
     # ---------------------------------------------------------- dict round trip
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict with every field resolved (``stock_size`` never ``None``)."""

@@ -13,6 +13,7 @@ Outputs go to ``runs/<name>/`` (see skipbo_env/training/run.py and README).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from typing import Any
@@ -76,17 +77,16 @@ def _recipe(argv: list[str]) -> str | None:
     return None
 
 
+RECIPES = {"turnnet": "turnnet", "value": "valuenet"}
+"""Recipe name (a config file's ``recipe`` key) -> its module in :mod:`skipbo_env.training`, which
+holds ``CONFIG`` (its configuration class) and ``run_recipe``."""
+
+
 def _recipe_module(recipe: str) -> Any:
-    """The module of a recipe (its ``RECIPE`` name, a configuration class and ``run_recipe``)."""
-    if recipe == "turnnet":
-        from . import turnnet
-
-        return turnnet
-    if recipe == "value":
-        from . import valuenet
-
-        return valuenet
-    raise ConfigError("recipe", f"unknown recipe {recipe!r}; recipes: turnnet, value")
+    """The module of a recipe (:data:`RECIPES`), imported only now."""
+    if recipe not in RECIPES:
+        raise ConfigError("recipe", f"unknown recipe {recipe!r}; recipes: {', '.join(RECIPES)}")
+    return importlib.import_module(f".{RECIPES[recipe]}", __package__)
 
 
 def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turnnet") -> int:
@@ -98,7 +98,7 @@ def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turn
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
-    config_cls = module.TurnNetConfig if recipe == "turnnet" else module.ValueNetConfig
+    config_cls = module.CONFIG
     parser = argparse.ArgumentParser(prog=prog, description=f"Run the {recipe} recipe ({module.__name__}).")
     parser.add_argument("--config", required=True)
     parser.add_argument("--no-progress", action="store_true")

@@ -29,7 +29,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import yaml
 
@@ -521,10 +521,26 @@ def check_fit(hidden: tuple[int, ...], epochs: int, batch_size: int, learning_ra
         raise ConfigError("fit.holdout", f"must be in [0, 1), got {holdout}")
 
 
-def open_recipe_run(cfg: YamlConfig, runs_dir: str, name: str) -> Path:
-    """``<runs_dir>/<name>/``, created, with ``cfg`` saved as its ``config.yaml``; a folder holding a
-    run of another configuration is refused (the finished shards it keeps were made for that one)."""
-    run_dir = Path(runs_dir) / name
+class RecipeRun(Protocol):
+    """A recipe's top-level configuration, as :func:`open_recipe_run` reads it."""
+
+    @property
+    def runs_dir(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Any: ...
+
+    def save_yaml(self, path: str | Path) -> Path: ...
+
+
+def open_recipe_run(cfg: RecipeRun) -> Path:
+    """``<cfg.runs_dir>/<cfg.name>/``, created, with ``cfg`` saved as its ``config.yaml``; a folder
+    holding a run of another configuration is refused (the finished shards it keeps were made for
+    that one)."""
+    run_dir = Path(cfg.runs_dir) / cfg.name
     run_dir.mkdir(parents=True, exist_ok=True)
     saved = run_dir / "config.yaml"
     if saved.exists() and type(cfg).from_yaml(saved) != cfg:

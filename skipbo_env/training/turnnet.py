@@ -45,6 +45,7 @@ from ..episode import decisions
 from ..records import write_bytes_atomic, write_npz_atomic
 from ..rules import ConfigError, GameConfig, new_game
 from .config import YamlConfig, _positive, _show, check_fit, check_recipe_run, open_recipe_run, recipe_of
+from .shards import collect_shards
 
 RECIPE = "turnnet"
 
@@ -104,6 +105,8 @@ class FitSettings:
 
     def __post_init__(self) -> None:
         check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
+        if not 0.0 <= self.dropout < 1.0:
+            raise ConfigError("fit.dropout", f"must be in [0, 1), got {self.dropout}")
 
 
 @dataclass(frozen=True)
@@ -244,25 +247,11 @@ def _label_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
 
 def collect_labels(cfg: TurnNetConfig, run_dir: Path, progress: bool = True) -> list[dict[str, np.ndarray]]:
     """Every shard's labels: finished shard files are reused (checked), the others are played."""
-    todo = []
-    for shard in range(cfg.labels.shards):
-        path = _shard_path(run_dir, shard)
-        if path.exists():
-            read_shard(path, _shard_settings(cfg, shard))  # refuse a foreign or corrupt file before any work
-        else:
-            todo.append(shard)
-    if todo:
-        jobs = [(cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress) for s in todo]
-        workers = min(cfg.labels.workers, len(todo))
-        if workers == 1:
-            for job in jobs:
-                _label_job(job)
-        else:
-            from ..agents.tournament import worker_pool
-
-            with worker_pool(workers) as pool:
-                list(pool.map(_label_job, jobs))
-    return [read_shard(_shard_path(run_dir, s), _shard_settings(cfg, s)) for s in range(cfg.labels.shards)]
+    count = cfg.labels.shards
+    return collect_shards([_shard_path(run_dir, s) for s in range(count)],
+                          lambda s: read_shard(_shard_path(run_dir, s), _shard_settings(cfg, s)), _label_job,
+                          lambda s: (cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress),
+                          cfg.labels.workers, progress, "label shards")
 
 
 # ---------------------------------------------------------------------------- fit
@@ -378,7 +367,7 @@ def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
     from ..agents.tournament import run_tournament
 
-    run_dir = open_recipe_run(cfg, cfg.runs_dir, cfg.name)
+    run_dir = open_recipe_run(cfg)
     start = time.monotonic()
     shards = collect_labels(cfg, run_dir, progress)
     label_seconds = time.monotonic() - start
@@ -402,4 +391,7 @@ def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["TurnNetConfig", "collect_labels", "fit_turn_net", "is_recipe_file", "label_shard", "run_recipe"]
+CONFIG = TurnNetConfig
+"""The recipe's configuration class (``train.py --config`` reads a ``recipe: turnnet`` file as it)."""
+
+__all__ = ["CONFIG", "TurnNetConfig", "collect_labels", "fit_turn_net", "is_recipe_file", "label_shard", "run_recipe"]

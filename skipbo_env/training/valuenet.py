@@ -33,7 +33,6 @@ import json
 import math
 import os
 import time
-from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -48,6 +47,7 @@ from ..encoding import observation_layout
 from ..records import write_bytes_atomic, write_npz_atomic
 from ..rules import ConfigError, GameConfig
 from .config import YamlConfig, _positive, check_fit, check_recipe_run, open_recipe_run
+from .shards import collect_shards
 
 RECIPE = "value"
 STD_FLOOR = 0.05
@@ -196,36 +196,10 @@ def _shard_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
 def collect_positions(cfg: ValueNetConfig, run_dir: Path, progress: bool = True) -> list[dict[str, np.ndarray]]:
     """Every shard's positions: finished shard files are reused (checked), the others are played."""
     size = observation_layout(cfg.game).size
-    todo = []
-    for shard in range(cfg.positions.shards):
-        path = _shard_path(run_dir, shard)
-        if path.exists():
-            read_shard(path, _shard_settings(cfg, shard), size)  # refuse a foreign or corrupt file before any work
-        else:
-            todo.append(shard)
-    if todo:
-        jobs = [(cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress) for s in todo]
-        workers = min(cfg.positions.workers, len(todo))
-        start = time.monotonic()
-        if workers == 1:
-            for k, job in enumerate(jobs):
-                _shard_job(job)
-                if progress:
-                    _eta(k + 1, len(jobs), start)
-        else:
-            from ..agents.tournament import worker_pool
-
-            with worker_pool(workers) as pool:
-                for k, done in enumerate(as_completed([pool.submit(_shard_job, job) for job in jobs])):
-                    done.result()
-                    if progress:
-                        _eta(k + 1, len(jobs), start)
-    return [read_shard(_shard_path(run_dir, s), _shard_settings(cfg, s), size) for s in range(cfg.positions.shards)]
-
-
-def _eta(done: int, total: int, start: float) -> None:
-    spent = time.monotonic() - start
-    print(f"positions: {done}/{total} shards, ETA {spent / done * (total - done):.0f} s", flush=True)
+    return collect_shards([_shard_path(run_dir, s) for s in range(cfg.positions.shards)],
+                          lambda s: read_shard(_shard_path(run_dir, s), _shard_settings(cfg, s), size), _shard_job,
+                          lambda s: (cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress),
+                          cfg.positions.workers, progress, "position shards")
 
 
 # ---------------------------------------------------------------------------- fit
@@ -344,7 +318,7 @@ def stock_card_gain(net: MLP, obs: np.ndarray, game: GameConfig) -> float:
 # ---------------------------------------------------------------------------- the run
 def run_recipe(cfg: ValueNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
-    run_dir = open_recipe_run(cfg, cfg.runs_dir, cfg.name)
+    run_dir = open_recipe_run(cfg)
     start = time.monotonic()
     shards = collect_positions(cfg, run_dir, progress)
     position_seconds = time.monotonic() - start
@@ -361,5 +335,8 @@ def run_recipe(cfg: ValueNetConfig, progress: bool = True) -> dict[str, Any]:
     return summary
 
 
-__all__ = ["ValueNetConfig", "collect_positions", "fit_value_net", "run_recipe", "self_play_positions",
+CONFIG = ValueNetConfig
+"""The recipe's configuration class (``train.py --config`` reads a ``recipe: value`` file as it)."""
+
+__all__ = ["CONFIG", "ValueNetConfig", "collect_positions", "fit_value_net", "run_recipe", "self_play_positions",
            "stock_card_gain"]

@@ -1,0 +1,50 @@
+"""Resumable data shards of the recipes (``turnnet``'s labels, ``value``'s positions).
+
+A recipe splits its data into seeded shards, each one file written atomically when finished. Running
+the recipe again reuses every finished shard (read once and checked by the recipe: a foreign or
+corrupt file is refused before any work) and makes only the missing ones, in worker processes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import as_completed
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray]], job: Callable[[Any], int],
+                   job_args: Callable[[int], Any], workers: int, progress: bool = True,
+                   what: str = "shards") -> list[dict[str, np.ndarray]]:
+    """Every shard's arrays, in order: shard ``s`` (file ``paths[s]``) is read with ``read(s)`` if it
+    exists, else made by ``job(job_args(s))`` (a picklable top-level function that writes the file;
+    in ``workers`` spawned processes when more than one) and then read. With ``progress``, a line per
+    finished shard with the ETA."""
+    done = {s: read(s) for s, path in enumerate(paths) if path.exists()}  # refuse a bad file before any work
+    todo = [s for s in range(len(paths)) if s not in done]
+    if todo:
+        start = time.monotonic()
+
+        def report(count: int) -> None:
+            if progress:
+                spent = time.monotonic() - start
+                print(f"{what}: {count}/{len(todo)} made, ETA {spent / count * (len(todo) - count):.0f} s", flush=True)
+
+        if min(workers, len(todo)) == 1:
+            for k, s in enumerate(todo):
+                job(job_args(s))
+                report(k + 1)
+        else:
+            from ..agents.tournament import worker_pool
+
+            with worker_pool(min(workers, len(todo))) as pool:
+                for k, future in enumerate(as_completed([pool.submit(job, job_args(s)) for s in todo])):
+                    future.result()
+                    report(k + 1)
+    return [done[s] if s in done else read(s) for s in range(len(paths))]
+
+
+__all__ = ["collect_shards"]
