@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..rules import GameConfig
 from .base import GreedyAgent, RandomAgent, ScriptedAgent
 from .heuristic import HeuristicAgent
+from .protocol import Agent, AgentBase, as_agent, view_observation
 
 BOTS: dict[str, type[ScriptedAgent]] = {
     "random": RandomAgent,
@@ -37,4 +38,15 @@ def make_bot(name: str, config: GameConfig, seed: int | None = None) -> Scripted
     return cls(config, seed=seed)
 
 
-__all__ = ["BOTS", "GreedyAgent", "HeuristicAgent", "RandomAgent", "ScriptedAgent", "make_bot"]
+__all__ = [
+    "BOTS",
+    "Agent",
+    "AgentBase",
+    "GreedyAgent",
+    "HeuristicAgent",
+    "RandomAgent",
+    "ScriptedAgent",
+    "as_agent",
+    "make_bot",
+    "view_observation",
+]

@@ -31,6 +31,7 @@ from ..encoding import (
 )
 from ..rules import GameConfig, Move, SeatView
 from .greedy import greedy_move
+from .protocol import AgentBase
 
 
 def _mask_of(observation: Mapping[str, Any]) -> np.ndarray:
@@ -51,14 +52,15 @@ def _legal_by_id(view: SeatView, config: GameConfig) -> list[tuple[int, Move]]:
     return legal
 
 
-class ScriptedAgent:
+class ScriptedAgent(AgentBase):
     """Base of scripted agents: decode the observation, pick a legal move, encode it.
 
     Subclasses implement :meth:`choose`. Each agent owns its generator;
-    :meth:`seed` resets it.
+    :meth:`seed` resets it. The game loops ask :meth:`act_view` (``reads_view``).
     """
 
     name = "scripted"
+    reads_view = True
 
     def __init__(self, config: GameConfig, seed: int | None = None) -> None:
         self.config = config

@@ -1,0 +1,96 @@
+"""The agent protocol: what every player of a game offers, and what a caller may rely on.
+
+A user's agent needs one method, ``act(observation) -> int`` (:class:`Agent`): the observation
+dict of the seat to move (``{"observation": float32 vector, "action_mask": int8 vector}``,
+docs/observations.md) in, an action id out. The game loops, tournaments, terminal play and
+the browser table take any such object and wrap it once with :func:`as_agent`, which gives it
+the optional capabilities of :class:`AgentBase` with their defaults. Every agent the project
+ships derives from :class:`AgentBase` and overrides what it does better:
+
+* ``act_view(view)``: decide from the seat's full view (:class:`~skipbo_env.rules.SeatView`:
+  everything a player at the table sees). The default encodes the view and calls ``act``.
+* ``act_batch(observations)``: decide many games at once. The default asks ``act`` game by game.
+* ``seed(seed)``: reset the agent's own generator. The default does nothing (an agent without
+  randomness).
+
+Two class attributes declare how a game loop should ask the agent, so no caller probes an
+object for methods:
+
+* ``batched``: the loop collects every game where the agent is to move and calls
+  ``act_batch`` once (a network: one forward pass);
+* ``reads_view``: the loop calls ``act_view`` (scripted agents, the search agent, the turn
+  network: they read the view directly and never build a vector); otherwise ``act``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from ..encoding import action_mask, encode_view
+from ..rules import SeatView
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks an action id from the observation dict of the seat to move."""
+
+    def act(self, observation: Mapping[str, Any]) -> int: ...
+
+
+def view_observation(view: SeatView) -> dict[str, Any]:
+    """The observation dict of the seat of ``view`` (vector and mask), built from the view alone."""
+    return {"observation": encode_view(view), "action_mask": action_mask(view.legal_moves(), view.config)}
+
+
+class AgentBase:
+    """An agent with every optional capability of the protocol, each with its default.
+
+    Subclasses implement :meth:`act` and override the rest where they do better; they set
+    :attr:`batched` or :attr:`reads_view` to say how a game loop should ask them.
+    """
+
+    batched: ClassVar[bool] = False
+    """The game loops batch this agent's games into one :meth:`act_batch` call."""
+    reads_view: ClassVar[bool] = False
+    """The game loops ask :meth:`act_view` with the seat's view instead of :meth:`act`."""
+
+    def act(self, observation: Mapping[str, Any]) -> int:  # pragma: no cover - every agent overrides it
+        raise NotImplementedError(f"{type(self).__name__} does not implement act(observation)")
+
+    def act_view(self, view: SeatView) -> int:
+        """The action for the seat of ``view`` (which must be to move). Default: :meth:`act` of its observation."""
+        return self.act(view_observation(view))
+
+    def act_batch(self, observations: Sequence[Mapping[str, Any]]) -> Sequence[int]:
+        """One action per observation. Default: :meth:`act` on each, in order."""
+        return [self.act(observation) for observation in observations]
+
+    def seed(self, seed: int | None = None) -> None:
+        """Reset the agent's own generator. Default: nothing (an agent without randomness)."""
+
+
+class _Wrapped(AgentBase):
+    """A user's object with ``act`` only, given the protocol's defaults."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def act(self, observation: Mapping[str, Any]) -> int:
+        return self.agent.act(observation)
+
+    def __repr__(self) -> str:
+        return repr(self.agent)
+
+
+def as_agent(agent: Any) -> AgentBase:
+    """``agent`` itself when it is an :class:`AgentBase`, else a wrapper giving it the defaults.
+
+    Raises:
+        TypeError: ``agent`` has no callable ``act``.
+    """
+    if isinstance(agent, AgentBase):
+        return agent
+    if not isinstance(agent, Agent) or not callable(agent.act):
+        raise TypeError(f"an agent needs a method act(observation) -> int, got {agent!r}")
+    return _Wrapped(agent)
