@@ -1,4 +1,4 @@
-"""The AEC env's incremental observations (issue 15) equal the reference encoder after every move."""
+"""The AEC env's incremental observations equal the reference encoder after every move."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Agent files (issue 14, section 1): loading an agent never runs code.
+"""Agent files: loading an agent never runs code.
 
 * A crafted MaskablePPO zip whose ``data`` JSON holds a pickle payload is refused by every
   entry point without the opt-in (``load_agent``, ``PPOAgent``, ``run_tournament``,

@@ -1,4 +1,4 @@
-"""Agents (issue 4): the protocol, no peeking, legal play in every configuration,
+"""Agents: the protocol, no peeking, legal play in every configuration,
 the scripted decision rules on hand-built positions, and PPO checkpoints."""
 
 from __future__ import annotations

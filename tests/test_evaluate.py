@@ -1,4 +1,4 @@
-"""Tournaments and ``evaluate.py`` (issue 4): seat balance, paired deals, determinism, output, CLI."""
+"""Tournaments and ``evaluate.py``: seat balance, paired deals, determinism, output, CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input gets a named error, never a crash, a hang or a silent wrong result (issue 14, section 4).
+"""Bad input gets a named error, never a crash, a hang or a silent wrong result.
 
 Rules core, envs and records; the agent-file and training-run cases have
 their own files (tests/test_agent_files.py, tests/test_train_hardening.py).

@@ -1,4 +1,4 @@
-"""The round-robin ladder (issue 16): pairs, seeds, pairwise win rates, pooled ratings, output, CLI."""
+"""The round-robin ladder: pairs, seeds, pairwise win rates, pooled ratings, output, CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The installable package (issue 17): the skipbo command line, shipped agents by name, extras,
+"""The installable package: the skipbo command line, shipped agents by name, extras,
 Gymnasium conventions. The wheel itself is checked outside the repository by .ci/check-wheel."""
 
 from __future__ import annotations

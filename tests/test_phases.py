@@ -1,4 +1,4 @@
-"""A phase schedule in the config (issue 16): one command instead of a chain of resumes."""
+"""A phase schedule in the config: one command instead of a chain of resumes."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_the_shipped_recipe_runs_its_phases_at_small_scale(tmp_path):
 
 @pytest.mark.parametrize("name, rounds", [("distill_2p", 1), ("expert_2p", 2)])
 def test_the_search_recipes_run_at_small_scale(tmp_path, name, rounds):
-    """configs/distill_2p.yaml and configs/expert_2p.yaml (issue 16, item 3: the search agent distilled
+    """configs/distill_2p.yaml and configs/expert_2p.yaml (the search agent distilled
     into a network, from random weights or from ppo-2p's): cloning of the search agent's decisions,
     the DAgger rounds it labels, then PPO, in one call, with a small search and short games (the
     expert recipe keeps ppo-2p's network, whose weights it starts from)."""

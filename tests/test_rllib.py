@@ -1,4 +1,4 @@
-"""Ray RLlib glue (issue 8): env wrapper, seat mapping, a short local training run,
+"""Ray RLlib glue: env wrapper, seat mapping, a short local training run,
 legality of the trained policy, and its evaluation through evaluate.py.
 
 Skipped unless the ``rllib`` extra is installed. The training test starts a

@@ -223,7 +223,7 @@ def test_unknown_rollout_is_refused():
 
 
 def test_default_horizon_and_bad_horizons():
-    # no extra round at any table by default (docs/search.md, round 6); a longer one on request
+    # no extra round at any table by default (docs/search.md); a longer one on request
     for config in (GameConfig(), GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)):
         assert SearchAgent(config, worlds=1, candidates=1).horizon == 0
     assert SearchAgent(GameConfig(), worlds=1, candidates=1, horizon=1).horizon == 1
@@ -240,7 +240,7 @@ def test_a_longer_horizon_plays_legal_games():
 
 
 def test_depth_defaults_to_every_other_seat_and_is_validated():
-    # every other seat by default; the next seat alone at 6 players (docs/search.md, round 12)
+    # every other seat by default; the next seat alone at 6 players (docs/search.md)
     for n in (2, 3, 4, 5):
         assert SearchAgent(GameConfig(num_players=n), worlds=1, candidates=1).depth == n - 1
     assert SearchAgent(GameConfig(num_players=6), worlds=1, candidates=1).depth == 1
@@ -260,7 +260,7 @@ def test_depth_defaults_to_every_other_seat_and_is_validated():
 
 
 def test_worlds_default_by_table_and_explicit_worlds_win():
-    # 64 worlds in the 2-player game, 32 at the other tables and in the partner games (docs/search.md, round 15)
+    # 64 worlds in the 2-player game, 32 at the other tables and in the partner games (docs/search.md)
     assert SearchAgent(GameConfig(), value=0.0, net_opponents=0.0).worlds == 64
     for config in (GameConfig(num_players=3), GameConfig(num_players=6), GameConfig(num_players=4, partner_game=True)):
         assert SearchAgent(config).worlds == 32

@@ -1,5 +1,5 @@
-"""The shipped 2-player PPO agent (ppo-2p, skipbo_env/models/ppo_2p_default.safetensors) loads and plays legal moves
-(issue 5), and plays exactly like the checkpoint it was converted from (issue 14)."""
+"""The shipped 2-player PPO agent (ppo-2p, skipbo_env/models/ppo_2p_default.safetensors) loads, plays legal
+moves and plays exactly like the checkpoint it was converted from."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""train.py: configuration, an in-process smoke run, resume, corrupt checkpoints (issue 5)."""
+"""train.py: configuration, an in-process smoke run, resume, corrupt checkpoints."""
 
 from __future__ import annotations
 

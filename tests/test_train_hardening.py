@@ -1,4 +1,4 @@
-"""train.py under hostile or careless use (issue 14, the training items).
+"""train.py under hostile or careless use.
 
 One process per run folder (real processes), no silent defaults from empty or
 partial configuration files, YAML duplicate keys and aliases, NaN/inf

@@ -1,7 +1,7 @@
 """Value networks (skipbo_env.agents.valuenet), their recipe (skipbo_env.training.valuenet) and the
 search agent's use of them: safe files that refuse bad input by name, self-play positions with
 their winners, a tiny end-to-end run of the recipe's config, and the 6-player search's default
-value (docs/search.md, round 18)."""
+value (docs/search.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The batched engine against the rules core (issue 6).
+"""The batched engine against the rules core.
 
 * ``test_differential_*``: the engine and the rules core play the same games
   from the same deals (``new_game`` -> ``to_dict`` -> ``BatchEngine.load``),

@@ -1,4 +1,4 @@
-"""The vector environments over the batched engine (issue 6).
+"""The vector environments over the batched engine.
 
 * ``LearnerBatch`` plays the same episodes as ``SkipBoSingleEnv`` from the
   same states (observations, masks, rewards, ends, step by step), with
