@@ -14,8 +14,10 @@ import loads depends on what was imported before it:
 
 from __future__ import annotations
 
+import ast
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 import textwrap
@@ -188,3 +190,108 @@ def test_import_contracts_hold():
     )
     assert result.returncode == 0, f"lint-imports failed:\n{result.stdout}\n{result.stderr}"
     assert "0 broken" in result.stdout
+
+
+# ------------------------------------------------------------------ the shape of the code
+PACKAGE = REPO / "skipbo_env"
+MAX_FUNCTION_LINES = 80
+
+
+def _sources(root: Path = PACKAGE) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _is_compiled(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A numba kernel (``@njit``/``@jit``/``@nb.njit(...)``): its body must stay one function."""
+    return any("jit" in ast.unparse(d) for d in node.decorator_list)
+
+
+def test_functions_fit_on_a_screen():
+    """No function of the package is longer than MAX_FUNCTION_LINES lines, numba kernels aside."""
+    long = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not _is_compiled(node):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == [], "functions to split by concept:\n" + "\n".join(long)
+
+
+def test_agents_are_asked_through_declared_capabilities():
+    """Callers use the agent protocol's declared flags (bots/protocol.py), never probe an agent for methods."""
+    probe = re.compile(r"\b(hasattr|getattr)\(\s*\w*agent\w*\s*,")
+    found = [
+        f"{path.relative_to(REPO)}:{n}: {line.strip()}"
+        for path in _sources()
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if probe.search(line)
+    ]
+    assert found == []
+
+
+def _local_modules(path: Path) -> set[str]:
+    """The modules of skipbo_env that ``path`` imports anywhere (module level or inside functions)."""
+    rel = path.relative_to(REPO).with_suffix("")
+    parts = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
+    package = parts if rel.name == "__init__" else parts[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("skipbo_env"))
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            if module.startswith("skipbo_env"):
+                found.add(module)
+                found.update(f"{module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_no_import_circle_between_modules():
+    """No two modules of the package import each other, directly or around a circle (a package's
+    ``__init__`` re-exporting its own modules is not an edge back)."""
+    files = {".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__"): p for p in _sources()}
+    edges = {name: {m for m in _local_modules(path) if m in files and m != name and not name.startswith(m + ".")
+                    and not (path.name == "__init__.py" and m.startswith(name + "."))}
+             for name, path in files.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for name in sorted(files):
+        if name not in index:
+            visit(name)
+    assert circles == [], f"import circles: {circles}"
+
+
+def test_product_code_and_user_docs_carry_no_history():
+    """Code, tests and user docs say what the code does now; the measurement log is docs/research/."""
+    pattern = re.compile(r"\b(issue|[Rr]ound) " + r"[0-9]+")
+    places = [*_sources(), *_sources(REPO / "tests"), *_sources(REPO / "agents"),
+              REPO / "README.md", REPO / "CHANGELOG.md",
+              *(p for p in (REPO / "docs").rglob("*.md") if "research" not in p.relative_to(REPO / "docs").parts),
+              *(PACKAGE / "models").glob("*.md")]
+    found = [f"{p.relative_to(REPO)}:{n}" for p in places
+             for n, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    assert found == [], "history outside docs/research/: " + ", ".join(found)
