@@ -29,7 +29,7 @@ import train
 from agents import agent_label, is_checkpoint_spec, load_agent, make_agent
 from skipbo_env import play
 from skipbo_env.agents.agentfile import METADATA_KEY, file_sha256, load_policy
-from skipbo_env.encoding import num_actions, observation_layout
+from skipbo_env.encoding import num_actions, observation_layout, observe
 from skipbo_env.episode import decisions
 from skipbo_env.rules import GameConfig, new_game
 
@@ -39,7 +39,7 @@ def _save_model(path: Path, config: GameConfig, policy: str, seed: int = 1) -> P
     import torch
     from sb3_contrib import MaskablePPO
 
-    from skipbo_env.training.policy import ScorerPolicy
+    from skipbo_env.agents.scorer import ScorerPolicy
 
     kwargs = {"net_arch": [16, 8]} if policy == "mlp" else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]}
     model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, TinyEnv(config), n_steps=8, batch_size=8,
@@ -208,6 +208,25 @@ def test_an_exported_agent_file_plays_like_its_checkpoint(tmp_path, policy, conf
     assert GameConfig.from_dict(desc["game"]).num_players == config.num_players  # the standard game of its sizes
     assert desc["provenance"] == {"source": "model.zip", "source_sha256": file_sha256(src), "timesteps": 0}
     assert _positions_agree(reference, safe, config, positions) >= positions
+
+
+def test_a_checkpoint_naming_the_scorer_policy_by_its_training_module_path_loads(tmp_path, monkeypatch):
+    """Checkpoints pickled while the scorer policy lived in skipbo_env.training.policy name its class there."""
+    import skipbo_env.training.policy as training_policy
+    from skipbo_env.agents.scorer import ScorerPolicy
+
+    config = GameConfig()
+    monkeypatch.setattr(ScorerPolicy, "__module__", training_policy.__name__)  # pickled by that name
+    src = _save_model(tmp_path / "old.zip", config, "scorer")
+    monkeypatch.undo()
+    with zipfile.ZipFile(src) as archive:
+        pickled = base64.b64decode(json.loads(archive.read("data"))["policy_class"][":serialized:"])
+    assert b"skipbo_env.training.policy" in pickled and b"skipbo_env.agents.scorer" not in pickled
+    agent = PPOAgent(src, config, allow_pickle=True)
+    assert type(agent.policy) is ScorerPolicy
+    state = new_game(config, 2)
+    obs = observe(state, state.current)
+    assert obs["action_mask"][agent.act(obs)] == 1
 
 
 def test_agent_files_are_named_like_checkpoints(tiny):

@@ -338,7 +338,7 @@ def test_ppo_agent_acts_as_model_predict(tmp_path, policy):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from skipbo_env.training.policy import ScorerPolicy
+    from skipbo_env.agents.scorer import ScorerPolicy
 
     config = GameConfig()
     kwargs = {"net_arch": [16]} if policy == "mlp" else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]}

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
+from skipbo_env.agents.scorer import ACTION_PIECES, KINDS, ActionScorer, ScorerPolicy, game_of_spaces
 from skipbo_env.encoding import decode_action, num_actions, observe
 from skipbo_env.rules import WILD, Discard, GameConfig, Play, Source, new_game
-from skipbo_env.training.policy import ACTION_PIECES, KINDS, ActionScorer, ScorerPolicy, game_of_spaces
 
 OFFSETS = {}
 _at = 0
@@ -192,7 +192,7 @@ def test_checkpoint_of_other_features_version_is_refused(tmp_path):
     from sb3_contrib import MaskablePPO
 
     import skipbo_env  # noqa: F401
-    from skipbo_env.training.policy import FEATURES_VERSION
+    from skipbo_env.agents.scorer import FEATURES_VERSION
 
     model = MaskablePPO(ScorerPolicy, gym.make("SkipBo-v0"), n_steps=32, batch_size=32, seed=0, device="cpu",
                         policy_kwargs={"context_arch": [8], "value_arch": [8], "scorer_arch": [8],
@@ -214,11 +214,11 @@ def test_scorer_forward_equals_the_feature_row_reference(config):
     import torch
     from torch import nn
 
+    from skipbo_env.agents.scorer import ActionScorer
     from skipbo_env.bots import RandomAgent
     from skipbo_env.encoding import num_actions, observation_layout
     from skipbo_env.episode import decisions
     from skipbo_env.rules import new_game
-    from skipbo_env.training.policy import ActionScorer
 
     torch.manual_seed(0)
     scorer = ActionScorer(observation_layout(config).size, num_actions(config), (64,), (32, 16), (64,), nn.ReLU)
@@ -242,11 +242,11 @@ def test_pair_logits_are_the_forward_pass_at_the_legal_actions(config):
     import torch
     from torch import nn
 
+    from skipbo_env.agents.scorer import ActionScorer
     from skipbo_env.bots import RandomAgent
     from skipbo_env.encoding import num_actions, observation_layout
     from skipbo_env.episode import decisions
     from skipbo_env.rules import new_game
-    from skipbo_env.training.policy import ActionScorer
 
     torch.manual_seed(1)
     scorer = ActionScorer(observation_layout(config).size, num_actions(config), (64,), (32, 16), (64,), nn.ReLU)

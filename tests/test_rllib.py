@@ -26,8 +26,8 @@ from skipbo_env.encoding import observe  # noqa: E402
 from skipbo_env.rllib import (  # noqa: E402
     LEARNER,
     META_FILE,
+    CheckpointError,
     RLlibAgent,
-    RLlibCheckpointError,
     SkipBoRLlibEnv,
     build_ppo_config,
     make_mapping_fn,
@@ -104,7 +104,7 @@ def test_config_rejects_bad_opponents_and_sizes():
 
 
 def test_rllib_agent_rejects_a_non_checkpoint(tmp_path):
-    with pytest.raises(RLlibCheckpointError, match="not a directory holding an RLlib checkpoint"):
+    with pytest.raises(CheckpointError, match="not a directory holding an RLlib checkpoint"):
         RLlibAgent(tmp_path, GameConfig())
 
 
@@ -187,7 +187,7 @@ def test_rllib_agent_protocol_and_errors(checkpoint):
     idle = observe(state, (state.current + 1) % config.num_players)
     with pytest.raises(ValueError, match="all zeros"):
         agent.act(idle)
-    with pytest.raises(RLlibCheckpointError, match="do not match"):
+    with pytest.raises(CheckpointError, match="do not match"):
         RLlibAgent(path, GameConfig(num_players=2, stock_size=3), allow_pickle=True)
     with pytest.raises(IllegalMoveError):  # sanity: the raw env does raise on illegal moves
         env = skipbo_env.raw_env(**TINY)

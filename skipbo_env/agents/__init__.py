@@ -1,5 +1,10 @@
 """Agents behind one protocol, ``act(observation) -> int``: the user's face.
 
+* :class:`Agent` is the protocol (``act`` only); :class:`AgentBase` adds the optional
+  capabilities with their defaults (``act_view``, ``act_batch``, ``seed``) and the declared
+  flags ``batched`` and ``reads_view`` that tell a game loop how to ask the agent; every agent
+  of the package derives from it, and :func:`as_agent` wraps a user's object that has only
+  ``act`` (:mod:`skipbo_env.bots.protocol`).
 * ``make_agent(name, config, seed)`` builds a scripted agent by name
   (:data:`AGENTS`: ``random``, ``greedy``, ``heuristic``; they live in
   :mod:`skipbo_env.bots`, below the envs that seat them as opponents).
@@ -21,11 +26,12 @@ its old name. See docs/agents.md and docs/architecture.md.
 from __future__ import annotations
 
 from ..bots import GreedyAgent, HeuristicAgent, RandomAgent, ScriptedAgent
-from .ppo import CheckpointError, PPOAgent
+from ..bots.protocol import Agent, AgentBase, as_agent, view_observation
+from .modelfile import CheckpointError
+from .ppo import PPOAgent
 from .registry import (
     AGENTS,
     SHIPPED,
-    Agent,
     agent_label,
     derive_seed,
     is_checkpoint_spec,
@@ -40,6 +46,7 @@ __all__ = [
     "AGENTS",
     "SHIPPED",
     "Agent",
+    "AgentBase",
     "CheckpointError",
     "GreedyAgent",
     "HeuristicAgent",
@@ -48,6 +55,7 @@ __all__ = [
     "ScriptedAgent",
     "SearchAgent",
     "agent_label",
+    "as_agent",
     "derive_seed",
     "is_checkpoint_spec",
     "known_agents",
@@ -55,4 +63,5 @@ __all__ = [
     "make_agent",
     "parse_search_spec",
     "shipped_agent_path",
+    "view_observation",
 ]

@@ -10,7 +10,7 @@ rebuild the network around them (format version 1):
 ``policy``
     ``kind``: ``"mlp"`` (sb3-contrib's ``MaskableActorCriticPolicy``, the
     ``MlpPolicy`` of ``MaskablePPO``) or ``"scorer"``
-    (:class:`skipbo_env.training.policy.ScorerPolicy`); ``activation``
+    (:class:`skipbo_env.agents.scorer.ScorerPolicy`); ``activation``
     (``"relu"``, ``"tanh"``, ``"elu"``, ``"leaky_relu"``, ``"gelu"``,
     ``"silu"``); for ``mlp`` ``net_arch`` (``{"pi": [...], "vf": [...]}``);
     for ``scorer`` ``context_arch``, ``scorer_arch``, ``value_arch`` and
@@ -41,30 +41,30 @@ table (never a name read from the file), over spaces built from the sizes;
 before anything is allocated, the declared layer sizes must fit the tensors
 the file holds; the tensors must then equal the network's parameters
 exactly (names, shapes, dtype, none missing, none extra). Every problem is a
-:class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+:class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 
 Pickled checkpoints (sb3 ``.zip``, RLlib folders) can run code when loaded;
 :func:`pickle_refusal` words why they need ``allow_pickle=True``.
 
-torch, safetensors and sb3 load only when a file is read or written.
+torch, safetensors and sb3 (the ``train`` extra) load only when a file is read or written.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from ..encoding import num_actions, observation_layout
 from ..extras import missing_extra
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError
-from .ppo import CheckpointError, check_spaces
+from .modelfile import CheckpointError, check_spaces
 
 SUFFIX = ".safetensors"
 """The file name suffix of agent files."""
@@ -75,14 +75,8 @@ METADATA_KEY = "skipbo_agent"
 MAX_DESCRIPTION = 64 * 1024
 """Longest description accepted (characters); a real one is under 1 KiB."""
 
-POLICY_CLASSES: dict[str, tuple[str, str]] = {
-    "mlp": ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"),
-    # skipbo_env.training lies above this layer (docs/architecture.md, [tool.importlinter]): the
-    # loader imports it by name, and only when a scorer file is read, so nothing of the agents layer
-    # imports training code. ScorerPolicy stays where it is: pickled checkpoints name its module path.
-    "scorer": ("skipbo_env.training.policy", "ScorerPolicy"),
-}
-"""Policy kinds and the (module, class) whose constructor rebuilds each; a fixed table, never read from a file."""
+POLICY_KINDS = ("mlp", "scorer")
+"""The policy kinds an agent file may hold; :func:`policy_class` names the class that rebuilds each."""
 ACTIVATIONS: dict[str, str] = {
     "relu": "ReLU", "tanh": "Tanh", "elu": "ELU", "leaky_relu": "LeakyReLU", "gelu": "GELU", "silu": "SiLU",
 }
@@ -188,9 +182,9 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
                                     f"supported (this code reads version {FORMAT_VERSION})")
     policy = data["policy"]
     kind = policy.get("kind") if isinstance(policy, dict) else None
-    if kind not in POLICY_CLASSES:
+    if kind not in POLICY_KINDS:
         raise CheckpointError(path, f"agent description: unknown policy kind {_short(kind)} "
-                                    f"(known: {', '.join(POLICY_CLASSES)})")
+                                    f"(known: {', '.join(POLICY_KINDS)})")
     _keys(path, f"policy ({kind})", policy, _POLICY_KEYS[kind])
     if policy["activation"] not in ACTIVATIONS:
         raise CheckpointError(path, f"agent description: unknown activation {_short(policy['activation'])} "
@@ -247,6 +241,24 @@ def _declared_weights(desc: dict[str, Any]) -> int:
 
 
 # ===================================================================== loading
+def policy_class(kind: str) -> type:
+    """The class whose constructor rebuilds a policy of ``kind`` (one of :data:`POLICY_KINDS`): a
+    fixed table, never a name read from a file."""
+    if kind == "mlp":
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # the train extra (sb3)
+
+        return MaskableActorCriticPolicy
+    if kind == "scorer":
+        from .scorer import ScorerPolicy  # the train extra (torch, sb3)
+
+        return ScorerPolicy
+    raise ValueError(f"unknown policy kind {kind!r} (known: {', '.join(POLICY_KINDS)})")
+
+
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def _no_learning(progress_remaining: float) -> float:
     """The learning-rate schedule of a rebuilt policy: it only plays."""
     return 0.0
@@ -254,18 +266,16 @@ def _no_learning(progress_remaining: float) -> float:
 
 def _build_policy(path: Path, desc: dict[str, Any]) -> Any:
     """The policy network the description declares, with freshly initialised weights."""
-    import torch  # load_policy checked that the train extra is there
-    from gymnasium import spaces
+    import torch  # the train extra: load_policy checked that it is there
 
     kind, policy = desc["policy"]["kind"], desc["policy"]
-    module_name, class_name = POLICY_CLASSES[kind]
-    module = importlib.import_module(module_name)
-    cls = getattr(module, class_name)
+    cls = policy_class(kind)
     kwargs: dict[str, Any] = {"activation_fn": getattr(torch.nn, ACTIVATIONS[policy["activation"]])}
     if kind == "mlp":
         kwargs["net_arch"] = {"pi": list(policy["net_arch"]["pi"]), "vf": list(policy["net_arch"]["vf"])}
     else:
-        have = module.FEATURES_VERSION
+        from .scorer import FEATURES_VERSION as have  # the train extra (torch, sb3), loaded by policy_class
+
         if policy["features_version"] != have:
             raise CheckpointError(path, f"this agent's scorer policy was trained on features version "
                                         f"{policy['features_version']}; this code computes version {have}")
@@ -301,7 +311,7 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
         raise CheckpointError(path, "a folder, not an agent file")
     if not path.is_file():
         raise CheckpointError(path, "no such agent file")
-    try:
+    try:  # the train extra (torch, safetensors)
         import torch
         from safetensors import safe_open
         from safetensors.torch import load_file
@@ -320,8 +330,6 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
                                     "(agent files are written by train.py --export)")
     desc = parse_description(path, metadata[METADATA_KEY])
     if config is not None:
-        from gymnasium import spaces
-
         check_spaces(path, spaces.Box(0.0, 1.0, (desc["observation_size"],), np.float32),
                      spaces.Discrete(desc["action_count"]), config)
     held = sum(int(np.prod(shape, dtype=np.int64)) for shape, _ in stored.values())
@@ -360,12 +368,11 @@ def describe_policy(path: str | os.PathLike, policy: Any) -> dict[str, Any]:
             format cannot rebuild (``path`` names the file being written).
     """
     path = Path(path)
-    name = f"{type(policy).__module__}.{type(policy).__qualname__}"
-    kinds = {f"{module}.{cls}": kind for kind, (module, cls) in POLICY_CLASSES.items()}
-    if name not in kinds:
-        raise CheckpointError(path, f"cannot write a {name} policy: agent files hold "
-                                    f"{' or '.join(f'{m}.{c}' for m, c in POLICY_CLASSES.values())}")
-    kind = kinds[name]
+    classes = {kind: policy_class(kind) for kind in POLICY_KINDS}
+    kind = next((kind for kind, cls in classes.items() if type(policy) is cls), None)
+    if kind is None:
+        raise CheckpointError(path, f"cannot write a {_class_name(type(policy))} policy: agent files hold "
+                                    f"{' or '.join(_class_name(cls) for cls in classes.values())}")
     params = policy._get_constructor_parameters()  # sb3's own record of the constructor's arguments
     by_class: dict[object, str] = {v: k for k, v in ACTIVATIONS.items()}  # looked up by any __name__, or None
     activation = by_class.get(getattr(params["activation_fn"], "__name__", None))
@@ -406,7 +413,7 @@ def write_agent_file(
     path = Path(path)
     if path.suffix != SUFFIX:
         raise CheckpointError(path, f"an agent file's name must end in {SUFFIX}")
-    import torch
+    import torch  # the train extra (torch, safetensors)
     from safetensors.torch import save
 
     obs_shape = getattr(policy.observation_space, "shape", None)

@@ -7,7 +7,7 @@ key one JSON object: ``format``, ``format_version``, the kind's inputs version (
 are computed differently are refused rather than read differently), ``hidden`` (the hidden layer
 sizes; ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) and ``provenance``
 (free-form JSON: the recipe and its data). Every field and tensor is checked; every problem is a
-:class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+:class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 
 :class:`NetKind` tells the kinds apart: the turn networks of :mod:`skipbo_env.agents.turnnet`
 (``turn-2p``) and the value networks of :mod:`skipbo_env.agents.valuenet` (``value-6p``).
@@ -27,7 +27,7 @@ import numpy as np
 from ..extras import missing_extra
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError
-from .ppo import CheckpointError
+from .modelfile import CheckpointError
 
 MAX_HIDDEN = 4096
 MAX_LAYERS = 8

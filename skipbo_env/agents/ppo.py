@@ -5,8 +5,8 @@ and a JSON description, nothing pickled), or, only with ``allow_pickle=True``,
 from an sb3-contrib ``MaskablePPO`` checkpoint (``.zip``), which is a pickle and
 can run code when loaded.
 
-torch and stable-baselines3 are imported only when a model is loaded,
-so the scripted agents and the tournament never pay for them.
+torch and stable-baselines3 (the ``train`` extra) are imported only when a model is
+loaded, so the scripted agents and the tournament never pay for them.
 """
 
 from __future__ import annotations
@@ -19,23 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding import num_actions, observation_layout
+from ..bots.protocol import AgentBase
 from ..extras import missing_extra
 from ..rules import GameConfig
-
-
-class CheckpointError(ValueError):
-    """A model file or checkpoint that is missing, corrupt, or does not fit the game or the run.
-
-    The one checkpoint error of the package: PPO and RLlib agents, training
-    runs (resume, export) all raise it. ``path`` names the file, ``problem``
-    says what is wrong with it.
-    """
-
-    def __init__(self, path: str | os.PathLike, problem: str) -> None:
-        self.path = str(path)
-        self.problem = problem
-        super().__init__(f"{self.path}: {problem}")
+from .agentfile import checkpoint_format, load_policy, pickle_refusal
+from .modelfile import CheckpointError, check_spaces
 
 
 def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None, **settings: Any) -> Any:
@@ -70,27 +58,6 @@ def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None,
     return model
 
 
-def check_spaces(path: str | os.PathLike, obs_space: Any, action_space: Any, config: GameConfig) -> None:
-    """Raise :class:`CheckpointError` unless the spaces are a flat ``Box`` of the
-    observation size and a ``Discrete`` of the action count of ``config``."""
-    want_obs = observation_layout(config).size
-    want_actions = num_actions(config)
-    shape = getattr(obs_space, "shape", None)
-    if shape != (want_obs,):
-        raise CheckpointError(
-            path,
-            f"observation shape {shape} does not match this game's ({want_obs},) "
-            f"({config.num_players} players, partner_game={config.partner_game})",
-        )
-    n = getattr(action_space, "n", None)
-    if n is None or int(n) != want_actions:
-        raise CheckpointError(
-            path,
-            f"action space {action_space} does not match this game's Discrete({want_actions}) "
-            f"(partner_game={config.partner_game})",
-        )
-
-
 @contextmanager
 def one_torch_thread() -> Iterator[None]:
     """Run a forward pass on one torch thread (the caller's setting is restored after).
@@ -104,7 +71,7 @@ def one_torch_thread() -> Iterator[None]:
     one and one of 64 rows differ in the fifth significant digit), so exact ties between two
     actions' logits could still go either way.
     """
-    import torch
+    import torch  # the train extra: a PPO model or a value network is loaded already
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -114,7 +81,7 @@ def one_torch_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-class PPOAgent:
+class PPOAgent(AgentBase):
     """Plays the greedy (deterministic) action of a MaskablePPO policy among the legal ones.
 
     ``path`` is an agent file (``.safetensors``, see :mod:`.agentfile`), which is
@@ -128,16 +95,16 @@ class PPOAgent:
     action ``model.predict(obs, action_masks=mask, deterministic=True)``
     picks, computed directly from the policy's modules (feature extractor,
     actor network, action head) without sb3's per-call bookkeeping; so the
-    same observation always gives the same action. :meth:`seed` exists for
-    the protocol and changes nothing.
+    same observation always gives the same action, and :meth:`seed` (the
+    protocol's default) changes nothing. The game loops batch its games into
+    one :meth:`act_batch` call (``batched``).
     """
 
     name = "ppo"
+    batched = True
 
     def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None, *,
                  allow_pickle: bool = False) -> None:
-        from .agentfile import checkpoint_format, load_policy, pickle_refusal
-
         self.path = Path(path)
         self.config = config
         self.model: Any = None
@@ -154,9 +121,6 @@ class PPOAgent:
             self.policy = self.model.policy
         else:
             self.policy, self.description = load_policy(self.path, config)
-
-    def seed(self, seed: int | None = None) -> None:
-        """No effect: the policy acts deterministically."""
 
     def act(self, observation: Mapping[str, Any]) -> int:
         return int(self.act_batch([observation])[0])
@@ -177,7 +141,7 @@ class PPOAgent:
     def logits(self, vec: np.ndarray) -> np.ndarray:
         """The policy's action logits (before masking) for one observation vector (``(obs,)`` ->
         ``(actions,)``) or a batch (``(B, obs)`` -> ``(B, actions)``)."""
-        import torch  # loaded with the checkpoint already
+        import torch  # the train extra, loaded with the policy already
 
         policy = self.policy
         with torch.no_grad(), one_torch_thread():
@@ -191,17 +155,19 @@ class PPOAgent:
         actions)``: the legal action with the largest logit in each row, as :meth:`act_batch` picks.
 
         With the action-scoring network (``policy: scorer``) only the legal actions are scored
-        (:meth:`~skipbo_env.training.policy.ActionScorer.pair_logits`, a fraction of the full
+        (:meth:`~skipbo_env.agents.scorer.ActionScorer.pair_logits`, a fraction of the full
         forward pass's cost; equal logits up to float rounding, so a near-tie may go the other way);
         other networks compute every logit. Every row needs a legal action.
         """
-        import torch
+        import torch  # the train extra, loaded with the policy already
+
+        from .scorer import ActionScorer  # torch and sb3 (the train extra), loaded with the policy already
 
         legal = np.asarray(masks) != 0
         if not legal.any(axis=1).all():
             raise ValueError("a row of the action masks is all zeros: that seat is not to move")
         extractor = self.policy.mlp_extractor
-        if not hasattr(extractor, "pair_logits"):
+        if not isinstance(extractor, ActionScorer):
             logits = self.logits(vec).reshape(legal.shape)
         else:
             rows, acts = np.nonzero(legal)

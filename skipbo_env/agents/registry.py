@@ -3,30 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TypeGuard
 
 import numpy as np
 
-from ..bots import BOTS, ScriptedAgent, make_bot
+from ..bots import BOTS, AgentBase, ScriptedAgent, make_bot
 from ..rules import GameConfig
-from .ppo import CheckpointError, PPOAgent
+from .modelfile import CheckpointError
+from .ppo import PPOAgent
 from .rllib import RLlibAgent, is_rllib_checkpoint
+from .search import SearchAgent, parse_search_spec
 from .shipped import SHIPPED, SHIPPED_VALUES, shipped_agent_path
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Anything that picks an action id from an observation dict.
-
-    ``observation`` is the AEC observation dict of the seat to move:
-    ``{"observation": float32 vector, "action_mask": int8 vector}`` (see
-    docs/observations.md).
-    """
-
-    def act(self, observation: Mapping[str, Any]) -> int: ...
-
+from .turnnet import TurnNetAgent, is_turn_agent_file
+from .valuenet import is_value_file
 
 AGENTS: dict[str, type[ScriptedAgent]] = BOTS
 """Scripted agents by name (the bots layer's registry: ``random``, ``greedy``, ``heuristic``)."""
@@ -38,7 +28,7 @@ SEARCH = "search"
 2-player game, where it reads a shipped network's value, the ``train`` extra."""
 
 
-def is_search_spec(spec: object) -> bool:
+def is_search_spec(spec: object) -> TypeGuard[str]:
     """True when ``spec`` names the search agent (``search`` or ``search:...``)."""
     return isinstance(spec, str) and (spec == SEARCH or spec.startswith(SEARCH + ":"))
 
@@ -52,12 +42,12 @@ def make_agent(name: str, config: GameConfig, seed: int | None = None) -> Script
     """A scripted agent by name (see :data:`AGENTS`); unknown names fail with the list of known ones.
 
     ``heuristic`` plans with the compiled planner when numba is installed (the ``fast``
-    extra; :func:`skipbo_env.vector.heuristic.compiled_heuristic`: the same moves, about
+    extra; :func:`skipbo_env.vector.compiled_heuristic.compiled_heuristic`: the same moves, about
     12 times faster per search), else with the Python planner.
     """
     if name == "heuristic":
         try:
-            from ..vector.heuristic import compiled_heuristic
+            from ..vector.compiled_heuristic import compiled_heuristic  # the fast extra (numba)
         except ImportError:  # no numba: the Python planner plays the same moves
             pass
         else:
@@ -75,7 +65,7 @@ def is_checkpoint_spec(spec: str | os.PathLike) -> bool:
 
 def load_agent(
     spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
-) -> Agent:
+) -> AgentBase:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
     ``ppo-2p``, ``turn-2p``), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
     (``.safetensors``, written by ``train.py --export``, or a turn-agent file written by the
@@ -89,7 +79,7 @@ def load_agent(
     Raises:
         ValueError: an unknown name (the message lists the known ones), or a
             model file that is missing, unreadable, pickled without the opt-in, or made
-            for other observation/action sizes (:class:`~skipbo_env.agents.ppo.CheckpointError`,
+            for other observation/action sizes (:class:`~skipbo_env.agents.modelfile.CheckpointError`,
             naming the file and the problem).
     """
     if not isinstance(spec, str | os.PathLike):
@@ -102,9 +92,7 @@ def load_agent(
         raise ValueError(f"{spec!r} is a shipped value network, not an agent: the search agent reads it "
                          "(SearchAgent(value_net=...)); known agents: " + ", ".join(known_agents()))
     if is_search_spec(spec):
-        from .search import SearchAgent, parse_search_spec  # loads the batched engine (numba) only now
-
-        return SearchAgent(config, seed, **parse_search_spec(spec))  # type: ignore[arg-type]  # is_search_spec: a str
+        return SearchAgent(config, seed, **parse_search_spec(spec))
     if is_rllib_checkpoint(spec):
         return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
     if is_checkpoint_spec(spec):
@@ -115,13 +103,10 @@ def load_agent(
     )
 
 
-def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, allow_pickle: bool) -> Agent:
+def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, allow_pickle: bool) -> AgentBase:
     """The agent of a model file: a turn-agent file (:mod:`skipbo_env.agents.turnnet`, told by its
     header) plays as :class:`~skipbo_env.agents.turnnet.TurnNetAgent`; anything else as a
     :class:`PPOAgent` (which checks it; torch and sb3 load only then)."""
-    from .turnnet import TurnNetAgent, is_turn_agent_file
-    from .valuenet import is_value_file
-
     if is_turn_agent_file(path):
         return TurnNetAgent(path, config, seed)
     if is_value_file(path):

@@ -19,9 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from ..bots.protocol import AgentBase
 from ..encoding import num_actions, observation_layout
 from ..rules import GameConfig
-from .ppo import CheckpointError
+from .agentfile import pickle_refusal
+from .modelfile import CheckpointError
 
 LEARNER = "learner"
 """Module id of the trained policy (``train_rllib.py``)."""
@@ -31,22 +33,19 @@ MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
 """Where the RLModules lie inside an RLlib algorithm checkpoint."""
 
 
-RLlibCheckpointError = CheckpointError
-"""Deprecated alias: RLlib checkpoints raise the one :class:`~skipbo_env.agents.ppo.CheckpointError`."""
-
-
 def is_rllib_checkpoint(path: str | os.PathLike) -> bool:
     """True when ``path`` is a directory holding an RLlib algorithm checkpoint."""
     p = Path(path)
     return p.is_dir() and (p / "rllib_checkpoint.json").is_file()
 
 
-class RLlibAgent:
+class RLlibAgent(AgentBase):
     """Plays the most probable legal action of the trained masked-PPO module.
 
     ``act`` runs the module's inference pass on one observation and takes the
     arg-max of the logits over the legal actions only, so it is deterministic;
-    :meth:`seed` exists for the protocol and changes nothing.
+    :meth:`seed` (the protocol's default) changes nothing. The game loops ask
+    :meth:`act` game by game (neither ``batched`` nor ``reads_view``).
 
     Raises:
         CheckpointError: ``checkpoint`` is not an RLlib checkpoint, is one but
@@ -63,15 +62,13 @@ class RLlibAgent:
         *,
         allow_pickle: bool = False,
     ) -> None:
-        from .agentfile import pickle_refusal
-
         self.path = Path(checkpoint).resolve()  # RLlib reads checkpoints by URI: a relative path has no scheme
         self.config = config
         if not is_rllib_checkpoint(self.path):
             raise CheckpointError(self.path, "not a directory holding an RLlib checkpoint")
         if not allow_pickle:
             raise CheckpointError(self.path, pickle_refusal("an RLlib checkpoint", exportable=False))
-        import torch  # ray and torch load only now
+        import torch  # the rllib extra (ray, torch) loads only now
         from ray.rllib.core.rl_module import RLModule
 
         meta_path = self.path / META_FILE
@@ -99,9 +96,6 @@ class RLlibAgent:
                 f"partner_game={config.partner_game})",
             )
         self._torch = torch
-
-    def seed(self, seed: int | None = None) -> None:
-        """No randomness to seed: :meth:`act` is deterministic."""
 
     def act(self, observation: Mapping[str, Any]) -> int:
         """The legal action with the highest logit; ``ValueError`` when no action is legal."""

@@ -18,12 +18,13 @@ The 2-player game only: the features read one opponent.
 loading runs no code) of the kind :data:`TURN_KIND`: header key :data:`METADATA_KEY`, format
 :data:`FORMAT`, and ``features_version`` (:data:`FEATURES_VERSION`: files of other feature
 computations are refused rather than played differently). Every field and tensor is checked; every
-problem is a :class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+problem is a :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,97 @@ def _onehot(size: int, index: int | None) -> np.ndarray:
     return out
 
 
+@dataclass
+class _TurnOutcome:
+    """What the seat holds after the plays of a candidate turn (before any refill)."""
+
+    building: list[int]
+    hand: list[int]
+    """Copies of each card value (index 1..13) left in the hand."""
+    piles: list[list[int]]
+    """The seat's discard piles, bottom first."""
+    stock_played: bool
+    stock_size: int
+    ends: list[float]
+    """One-hot of how the turn ends: a stock play, a play that empties the hand, a discard, an end of turn."""
+    counts: list[int]
+    """Plays, hand plays, discard-pile plays, wilds played, piles completed."""
+
+
+def _play_turn(view: SeatView, path: tuple[Move, ...]) -> _TurnOutcome:
+    """Apply the moves of ``path`` to what the seat of ``view`` sees (2 players: no partner moves)."""
+    me = view.seat
+    hand = [0] * _CARDS
+    for card in view.hand:
+        hand[card] += 1
+    out = _TurnOutcome(building=list(view.building_values), hand=hand,
+                       piles=[list(p) for p in view.discard_piles[me]], stock_played=False,
+                       stock_size=view.stock_sizes[me], ends=[0.0, 0.0, 0.0, 0.0], counts=[0, 0, 0, 0, 0])
+    counts = out.counts
+    for move in path:
+        if isinstance(move, Play):
+            counts[0] += 1
+            if move.source is Source.HAND:
+                assert move.card is not None  # a hand play names its card (Play.__post_init__)
+                hand[move.card] -= 1
+                counts[1] += 1
+                counts[3] += move.card == WILD
+            elif move.source is Source.DISCARD:
+                assert move.discard_pile is not None
+                counts[2] += 1
+                counts[3] += out.piles[move.discard_pile].pop() == WILD
+            elif move.source is Source.STOCK:
+                out.stock_played = True
+                out.stock_size -= 1
+                out.ends[0] = 1.0
+            else:
+                raise ValueError(f"turn_features reads 2-player turns; {move} is a partner-game move")
+            b = move.build_pile
+            out.building[b] += 1
+            if out.building[b] == PILE_COMPLETE:  # R13
+                out.building[b] = 0
+                counts[4] += 1
+        elif isinstance(move, Discard):
+            hand[move.card] -= 1
+            out.piles[move.discard_pile].append(move.card)
+            out.ends[2] = 1.0
+        else:
+            out.ends[3] = 1.0
+    if not any(out.ends):
+        out.ends[1] = 1.0
+    return out
+
+
+def _own_parts(view: SeatView, turn: _TurnOutcome, key: tuple[int, ...], own_top: int | None) -> list[np.ndarray]:
+    """The building piles (sorted), then the seat's hand, stock and discard piles after the turn."""
+    stock_top = view.stock_tops[view.seat]
+    parts: list[np.ndarray] = [_onehot(12, v) for v in key]
+    parts.append(np.array(turn.hand[1:], np.float32) / 2.0)
+    parts.append(np.array([sum(turn.hand) / HAND_SIZE], np.float32))
+    parts.append(_onehot(13, None if own_top is None else own_top - 1))
+    parts.append(np.array([turn.stock_played, stock_top is None and not turn.stock_played, turn.stock_size / 30.0],
+                          np.float32))
+    own_rows = sorted((p[-1] if p else 0, p[-2] if len(p) > 1 else 0, len(p)) for p in turn.piles)
+    for top, second, size in own_rows:
+        parts += [_onehot(14, top), _onehot(14, second), np.array([size / 10.0], np.float32)]
+    return parts
+
+
+def _opponent_parts(view: SeatView, opp: int) -> list[np.ndarray]:
+    """The opponent's stock top and size, hand size and discard tops (sorted)."""
+    opp_top = view.stock_tops[opp]
+    parts = [_onehot(13, None if opp_top is None else opp_top - 1),
+             np.array([view.stock_sizes[opp] / 30.0, view.hand_sizes[opp] / HAND_SIZE], np.float32)]
+    for top, size in sorted((p[-1] if p else 0, len(p)) for p in view.discard_piles[opp]):
+        parts += [_onehot(14, top), np.array([size / 10.0], np.float32)]
+    return parts
+
+
+def _either(chances: list[float]) -> np.ndarray:
+    """The per-pile chances (sorted) and the chance that at least one of them comes true."""
+    return np.array([*sorted(chances), 1.0 - float(np.prod([1.0 - p for p in chances]))], np.float32)
+
+
 def turn_features(view: SeatView, path: tuple[Move, ...], value: float, rank: int, extra: bool,
                   shares: np.ndarray | None = None) -> np.ndarray:
     """The position candidate turn ``path`` leaves, as the seat sees it (float32, :data:`FEATURE_SIZE`).
@@ -107,67 +199,17 @@ def turn_features(view: SeatView, path: tuple[Move, ...], value: float, rank: in
     """
     if shares is None:
         shares = unseen_shares(view)
-    me = view.seat
-    opp = (me + 1) % view.num_players
-    building = list(view.building_values)
-    hand = [0] * _CARDS
-    for card in view.hand:
-        hand[card] += 1
-    piles = [list(p) for p in view.discard_piles[me]]
-    stock_top = view.stock_tops[me]
-    stock_size = view.stock_sizes[me]
-    stock_played = False
-    plays = hand_plays = discard_plays = wilds = completed = 0
-    ends = [0.0, 0.0, 0.0, 0.0]  # a stock play, a play that empties the hand, a discard, an end of turn
-    for move in path:
-        if isinstance(move, Play):
-            plays += 1
-            if move.source is Source.HAND:
-                assert move.card is not None  # a hand play names its card (Play.__post_init__)
-                hand[move.card] -= 1
-                hand_plays += 1
-                wilds += move.card == WILD
-            elif move.source is Source.DISCARD:
-                assert move.discard_pile is not None
-                discard_plays += 1
-                wilds += piles[move.discard_pile].pop() == WILD
-            elif move.source is Source.STOCK:
-                stock_played = True
-                stock_size -= 1
-                ends[0] = 1.0
-            else:
-                raise ValueError(f"turn_features reads 2-player turns; {move} is a partner-game move")
-            b = move.build_pile
-            building[b] += 1
-            if building[b] == PILE_COMPLETE:  # R13
-                building[b] = 0
-                completed += 1
-        elif isinstance(move, Discard):
-            hand[move.card] -= 1
-            piles[move.discard_pile].append(move.card)
-            ends[2] = 1.0
-        else:
-            ends[3] = 1.0
-    if not any(ends):
-        ends[1] = 1.0
-    key = tuple(sorted(building))
-    own_top = None if stock_played else stock_top
-    parts: list[np.ndarray] = [_onehot(12, v) for v in key]
-    parts.append(np.array(hand[1:], np.float32) / 2.0)
-    parts.append(np.array([sum(hand) / HAND_SIZE], np.float32))
-    parts.append(_onehot(13, None if own_top is None else own_top - 1))
-    parts.append(np.array([stock_played, stock_top is None and not stock_played, stock_size / 30.0], np.float32))
-    own_rows = sorted((p[-1] if p else 0, p[-2] if len(p) > 1 else 0, len(p)) for p in piles)
-    for top, second, size in own_rows:
-        parts += [_onehot(14, top), _onehot(14, second), np.array([size / 10.0], np.float32)]
-    opp_top = view.stock_tops[opp]
-    parts.append(_onehot(13, None if opp_top is None else opp_top - 1))
-    parts.append(np.array([view.stock_sizes[opp] / 30.0, view.hand_sizes[opp] / HAND_SIZE], np.float32))
-    for top, size in sorted((p[-1] if p else 0, len(p)) for p in view.discard_piles[opp]):
-        parts += [_onehot(14, top), np.array([size / 10.0], np.float32)]
+    opp = (view.seat + 1) % view.num_players
+    turn = _play_turn(view, path)
+    hand, piles = turn.hand, turn.piles
+    key = tuple(sorted(turn.building))
+    own_top = None if turn.stock_played else view.stock_tops[view.seat]
+    parts = _own_parts(view, turn, key, own_top) + _opponent_parts(view, opp)
     parts.append(np.array([view.draw_size / 100.0, view.completed_size / 100.0], np.float32))
-    parts.append(np.array(ends, np.float32))
+    parts.append(np.array(turn.ends, np.float32))
+    plays, hand_plays, discard_plays, wilds, completed = turn.counts
     parts.append(np.array([plays / 5, hand_plays / 5, discard_plays / 5, wilds, completed], np.float32))
+    opp_top = view.stock_tops[opp]
     opp_numbers = frozenset(p[-1] for p in view.discard_piles[opp] if p and p[-1] != WILD)
     opp_jokers = sum(1 for p in view.discard_piles[opp] if p and p[-1] == WILD)
     danger = reach_chance(opp_top, key, opp_numbers, opp_jokers, OPPONENT_UNSEEN)
@@ -177,11 +219,9 @@ def turn_features(view: SeatView, path: tuple[Move, ...], value: float, rank: in
     parts.append(np.array([value / 100.0, danger, own, rank / 16.0, float(extra)], np.float32))
     parts.append(shares[1:].astype(np.float32) * 10.0)
     # the opponent refills to a full hand before it plays: its chance per pile from the unseen shares
-    theirs = _chances(opp_top, key, opp_numbers, opp_jokers, HAND_SIZE, shares)
-    parts.append(np.array([*sorted(theirs), 1.0 - float(np.prod([1.0 - p for p in theirs]))], np.float32))
+    parts.append(_either(_chances(opp_top, key, opp_numbers, opp_jokers, HAND_SIZE, shares)))
     draws = HAND_SIZE - sum(hand) if view.draw_size + view.completed_size > 0 else 0
-    ours = _chances(own_top, key, own_numbers, own_jokers, draws, shares)
-    parts.append(np.array([*sorted(ours), 1.0 - float(np.prod([1.0 - p for p in ours]))], np.float32))
+    parts.append(_either(_chances(own_top, key, own_numbers, own_jokers, draws, shares)))
     out = np.concatenate(parts)
     assert out.shape == (FEATURE_SIZE,), out.shape
     return out
@@ -204,7 +244,7 @@ def load_turn_net(path: str | os.PathLike, config: GameConfig | None = None) -> 
     """The network of turn-agent file ``path`` and its checked description (:func:`~skipbo_env.agents.netfile.load_net`).
 
     With ``config``, the file's game must be that one; every problem is a
-    :class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+    :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
     """
     return load_net(path, TURN_KIND, config)
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
+from ..bots.protocol import AgentBase
 from ..encoding import encode_action, fields_from_view
 from ..rules import WILD, GameConfig, Move, Play, SeatView, Source
 from ..rules.moves import DISCARDS, Discard
@@ -90,15 +91,17 @@ class TopK(_Search):
         return out
 
 
-class TurnAgent:
+class TurnAgent(AgentBase):
     """Base of the agents that pick among the planner's candidate turns (see the module docstring).
 
     Subclasses set :attr:`name` and implement :meth:`_scores` (higher is better, one score per
-    candidate). Implements ``act_view``; ``act`` (the observation vector) is refused, since the
-    view holds what the candidates and scores need (every discard pile, the cards seen).
+    candidate). Implements ``act_view`` (``reads_view``: the game loops ask it); ``act`` (the
+    observation vector) is refused, since the view holds what the candidates and scores need
+    (every discard pile, the cards seen).
     """
 
     name = "turns"
+    reads_view = True
 
     def __init__(self, config: GameConfig, seed: int | None = None, *, candidates: int = DEFAULT_CANDIDATES,
                  discards: int = DEFAULT_DISCARDS, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:

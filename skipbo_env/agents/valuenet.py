@@ -5,7 +5,7 @@ relative to the observer, so it reads every seat's position alike) to the chance
 wins the game, fitted to the winners of self-play games (:mod:`skipbo_env.training.valuenet`,
 ``configs/value_6p.yaml``). The search agent reads it at the end of its simulations
 (:class:`~skipbo_env.agents.search.SearchAgent`, ``value`` / ``value_net``): the shipped
-``value-6p`` scores the 6-player search's horizon by default (docs/search.md, round 18).
+``value-6p`` scores the 6-player search's horizon by default (docs/search.md).
 
 Unlike the value head of a PPO agent, which reads the position of the seat about to move, a value
 network was fitted on the positions of every seat at the start of every turn (the seat to move or
@@ -16,7 +16,7 @@ loading runs no code) of the kind :data:`VALUE_KIND`: header key :data:`METADATA
 :data:`FORMAT`, ``observation_version`` (:data:`OBSERVATION_VERSION`: bumped whenever the
 observation encoding changes, so that older files are refused rather than read differently), and
 inputs the size of the game's observation. Every problem is a
-:class:`~skipbo_env.agents.ppo.CheckpointError` naming the file.
+:class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 """
 
 from __future__ import annotations

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+import numpy as np
+
 from ..encoding import action_mask, encode_view
 from ..rules import SeatView
 
@@ -62,8 +64,8 @@ class AgentBase:
         """The action for the seat of ``view`` (which must be to move). Default: :meth:`act` of its observation."""
         return self.act(view_observation(view))
 
-    def act_batch(self, observations: Sequence[Mapping[str, Any]]) -> Sequence[int]:
-        """One action per observation. Default: :meth:`act` on each, in order."""
+    def act_batch(self, observations: Sequence[Mapping[str, Any]]) -> Sequence[int] | np.ndarray:
+        """One action per observation (a sequence or an integer array). Default: :meth:`act` on each, in order."""
         return [self.act(observation) for observation in observations]
 
     def seed(self, seed: int | None = None) -> None:

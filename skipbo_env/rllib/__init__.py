@@ -6,25 +6,27 @@
 * :class:`ScriptedRLModule`: our scripted agents as fixed RLModules.
 * :func:`build_ppo_config`, :func:`save`: masked PPO, self-play or against
   scripted agents (used by ``train_rllib.py``).
-* :class:`RLlibAgent`: a trained checkpoint behind ``act(observation) -> int``.
+* :class:`RLlibAgent`: a trained checkpoint behind ``act(observation) -> int``;
+  a bad checkpoint raises the package's one :class:`CheckpointError`.
 
 See docs/scaling.md.
 """
 
 from __future__ import annotations
 
-from ..agents.rllib import RLlibAgent, RLlibCheckpointError, is_rllib_checkpoint
+from ..agents.modelfile import CheckpointError
+from ..agents.rllib import RLlibAgent, is_rllib_checkpoint
 from .env import ENV_NAME, SkipBoRLlibEnv, env_creator, register
 from .modules import MaskedPPOModule, ScriptedRLModule
 from .training import LEARNER, META_FILE, build_ppo_config, make_mapping_fn, save
 
 __all__ = [
+    "CheckpointError",
     "ENV_NAME",
     "LEARNER",
     "META_FILE",
     "MaskedPPOModule",
     "RLlibAgent",
-    "RLlibCheckpointError",
     "ScriptedRLModule",
     "SkipBoRLlibEnv",
     "build_ppo_config",
