@@ -134,14 +134,15 @@ def move_key(move: Move) -> str:
     if isinstance(move, Play):
         target = f">{move.build_pile + 1}"
         if move.source is Source.HAND:
-            return f"h{card_name(move.card)}{target}"  # type: ignore[arg-type]  # a hand play names its card (Play.__post_init__)
+            assert move.card is not None  # a hand play names its card (Play.__post_init__)
+            return f"h{card_name(move.card)}{target}"
         if move.source is Source.STOCK:
             return f"s{target}"
-        if move.source is Source.DISCARD:
-            return f"d{move.discard_pile + 1}{target}"  # type: ignore[operator]  # a discard source names its pile (Play.__post_init__)
         if move.source is Source.PARTNER_STOCK:
             return f"ps{target}"
-        return f"pd{move.discard_pile + 1}{target}"  # type: ignore[operator]  # a discard source names its pile (Play.__post_init__)
+        assert move.discard_pile is not None  # a discard source names its pile (Play.__post_init__)
+        prefix = "d" if move.source is Source.DISCARD else "pd"
+        return f"{prefix}{move.discard_pile + 1}{target}"
     if isinstance(move, Discard):
         return f"x{card_name(move.card)}>{move.discard_pile + 1}"
     if isinstance(move, EndTurn):
@@ -220,7 +221,8 @@ def _played_card(move: Play, view: SeatView, mover: int) -> int | None:
         return None
     if move.source in (Source.STOCK, Source.PARTNER_STOCK):
         return view.stock_tops[owner]
-    return _top(view.discard_piles[owner][move.discard_pile])  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
+    assert move.discard_pile is not None  # a discard source names its pile (Play.__post_init__)
+    return _top(view.discard_piles[owner][move.discard_pile])
 
 
 _ORIGINS = {

@@ -10,7 +10,8 @@ Examples::
 The person's seat sees only its seat view (``state.view(seat)``); opponents
 are agents (``act(observation) -> int``, any spec :func:`skipbo_env.agents.load_agent`
 accepts), and the game runs through the one game loop,
-:func:`skipbo_env.episode.decisions`.
+:class:`skipbo_env.episode.GameLoop`, in which the person's seat has no agent: the loop
+waits there for the move the person types.
 Move keys and the table are described in :mod:`skipbo_env.human` and
 docs/play.md. Games are saved, and replayed, as :class:`~skipbo_env.records.GameRecord`
 JSON files, the same format ``evaluate.py`` writes.
@@ -26,7 +27,7 @@ from typing import Any, TextIO
 
 from .agents import AGENTS, agent_label, derive_seed, load_agent
 from .encoding import encode_action
-from .episode import AgentError, decisions
+from .episode import AgentError, GameLoop
 from .human import (
     HumanPlayer,
     QuitGame,
@@ -56,16 +57,6 @@ def agent_seed(game_seed: int, seat: int) -> int:
     return derive_seed(game_seed, seat, bits=32)
 
 
-class _Person:
-    """The person's seat in the game loop: shows their seat view and reads a move key."""
-
-    def __init__(self, player: HumanPlayer, state: GameState, seat: int) -> None:
-        self.player, self.state, self.seat = player, state, seat
-
-    def act(self, observation: Any) -> int:
-        return encode_action(self.player(self.state.view(self.seat)), self.state.config)
-
-
 # ====================================================================== a game
 def run_game(
     state: GameState,
@@ -79,23 +70,28 @@ def run_game(
     """Play ``state`` until it ends or the person leaves; returns how it stopped.
 
     The person's moves come from a :class:`~skipbo_env.human.HumanPlayer` on
-    ``human_seat``; every other seat's agent gets ``observe(state, seat)``.
-    Each opponent move is printed after a pause of ``delay`` seconds. Returns
+    ``human_seat`` (a seat without an agent in the game loop); every other seat's agent is
+    asked by the loop. Each opponent move is printed after a pause of ``delay`` seconds. Returns
     ``"finished"``, ``"quit"``, ``"end of input"`` or ``"interrupted"`` (Ctrl-C).
     Raises :class:`AgentError` when an agent picks an illegal action.
     """
-    agents = dict(opponents)
-    agents[human_seat] = _Person(HumanPlayer(terminal, labels), state, human_seat)
+    seats = [None if s == human_seat else opponents[s] for s in range(state.config.num_players)]
+    loop = GameLoop(state, seats, labels)
+    person = HumanPlayer(terminal, labels)
     try:
-        for decision in decisions(state, [agents[s] for s in range(state.config.num_players)], labels):
-            seat, move = decision.seat, decision.move
-            if seat != human_seat:
+        while not loop.over:
+            if loop.waiting:
+                decision = loop.take(encode_action(person(state.view(human_seat)), state.config))
+            else:
+                decision = loop.decide()
                 terminal.pause(delay)
+            seat, move = decision.seat, decision.move
             text = describe_move(move, state.view(human_seat), seat)
             if recorder is not None:
                 recorder.add(move)
             terminal.line((seat_name(seat, labels, human_seat), "bold cyan" if seat == human_seat else "bold"),
                           ": " + text)
+            loop.apply(decision)
     except QuitGame as exc:
         return exc.reason
     except KeyboardInterrupt:

@@ -1,10 +1,11 @@
-"""The episode contract (skipbo_env/episode.py): one set of rewards on every path.
+"""The episode contract (skipbo_env/episode/): one set of rewards on every path.
 
 The AEC env, the single-agent env, the batched learner and behaviour-cloning
 data each turn a game into the learner's rewards; here all four play the same
 games (same deal, same deterministic players) and must hand the learner the
 same rewards, shaping included. Also: the shaping predicate and its action-id
-mask agree, and the one game loop checks its agents.
+mask agree, and every env checks its options and opponent specs the same way
+(the game loop's own tests: tests/test_game_loop.py).
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from skipbo_env.bots import make_bot
 from skipbo_env.encoding import decode_action, num_actions
 from skipbo_env.episode import (
     STOCK_CARD_REWARD,
-    AgentError,
-    Decision,
     decisions,
     is_shaped_move,
     shaped_actions,
@@ -153,34 +152,6 @@ def test_the_shaping_mask_is_the_shaping_predicate(partner_game):
         assert shaped == (isinstance(move, Play) and move.source in (Source.STOCK, Source.PARTNER_STOCK))
     assert mask.sum() == (8 if partner_game else 4)
     assert ALL_MOVES[int(np.flatnonzero(mask)[0])] == Play(Source.STOCK, 0)
-
-
-def test_the_game_loop_yields_before_applying_and_checks_agents():
-    config = GameConfig(stock_size=3)
-    state = new_game(config, seed=1)
-    seen = 0
-    for decision in decisions(state, players(config, ("greedy", "greedy"))):
-        assert isinstance(decision, Decision)
-        assert state.current == decision.seat and decision.move in state.legal_moves()
-        seen += 1
-    assert state.is_over and seen == state.moves
-
-    class Masked:
-        def act(self, observation):
-            return int(np.flatnonzero(np.asarray(observation["action_mask"]) == 0)[0])
-
-    state = new_game(config, seed=1)
-    before = state.to_dict()
-    with pytest.raises(AgentError, match=r"player_\d \(stubborn\) chose an illegal move"):
-        next(decisions(state, [Masked(), Masked()], names=["stubborn", "stubborn"]))
-    assert state.to_dict() == before
-
-    class OutOfRange:
-        def act(self, observation):
-            return 999
-
-    with pytest.raises(AgentError, match="chose action 999"):
-        next(decisions(state, [OutOfRange(), OutOfRange()]))
 
 
 def test_opponent_specs_are_checked_the_same_way_by_every_env():

@@ -56,7 +56,7 @@ def test_results_do_not_depend_on_the_number_of_workers(small):
 
 @pytest.mark.parametrize("specs", [("heuristic", "greedy"), ("ppo-2p", "heuristic"), ("random", "ppo-2p")])
 def test_results_do_not_depend_on_the_batch_size(specs, tmp_path):
-    """Issue 15: games played many at once (a network deciding all its games in one forward
+    """Games played many at once (a network deciding all its games in one forward
     pass) give exactly the games, records and summary of games played one at a time."""
     one = run_tournament(list(specs), SHORT, games=16, seed=5, workers=1, batch_size=1,
                          records_dir=tmp_path / "one")

@@ -26,7 +26,7 @@ from skipbo_env.records import GameRecord  # noqa: E402
 from skipbo_env.rules import GameState, new_game  # noqa: E402
 from skipbo_env.web import WebApp  # noqa: E402
 from skipbo_env.web.__main__ import build_parser  # noqa: E402
-from skipbo_env.web.games import MAX_ADVANCE  # noqa: E402
+from skipbo_env.web.matches import MAX_ADVANCE  # noqa: E402
 
 
 def make(**kwargs):

@@ -38,6 +38,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -365,6 +366,31 @@ def run_ladder(
     """
     config = config if config is not None else GameConfig()
     specs = tuple(os.fspath(a) for a in agents)
+    labels = _ladder_labels(specs, config)
+    games = _check_count("games", games, len(lineups(2, config)))
+    if type(seed) is not int or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    counts = _pair_counts(specs, games, pair_games, len(lineups(2, config)))
+    for spec in specs:  # fail fast: an unknown agent is named before hours of games
+        load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if type(workers) is not int or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+
+    say = progress or (lambda line: None)
+    start = time.perf_counter()
+    reused = _reused_pairs(reuse, specs, labels, config, seed, counts, allow_pickle, batch_size, say)
+    settings = _PairSettings(specs, labels, config, seed, workers, records_dir, allow_pickle, batch_size, say)
+    pairs = _play_pairs(settings, counts, reused)
+    return LadderResult(
+        specs=specs, labels=labels, config=config, seed=seed, games=games, pairs=tuple(pairs),
+        ratings=_rate(specs, labels, pairs), wall_seconds=time.perf_counter() - start,
+    )
+
+
+def _ladder_labels(specs: tuple[str, ...], config: GameConfig) -> tuple[str, ...]:
+    """The agents' labels, once the agents and the game suit a ladder; else ValueError saying why."""
     if len(specs) < 2:
         raise ValueError(f"a ladder needs at least two agents, got {len(specs)}: {list(specs)}")
     dupes = sorted({s for s in specs if specs.count(s) > 1})
@@ -380,60 +406,69 @@ def run_ladder(
             f"a ladder seats two agents per game and needs an even number of {what} so both hold "
             f"the same share; this game has {config.num_teams}"
         )
-    per_deal = len(lineups(2, config))
-    games = _check_count("games", games, per_deal)
-    if type(seed) is not int or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    counts = _pair_counts(specs, games, pair_games, per_deal)
-    for spec in specs:  # fail fast: an unknown agent is named before hours of games
-        load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
-    if workers is None:
-        workers = os.cpu_count() or 1
-    if type(workers) is not int or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    return labels
 
-    say = progress or (lambda line: None)
-    start = time.perf_counter()
-    reused = _reused_pairs(reuse, specs, labels, config, seed, counts, allow_pickle, batch_size, say)
+
+@dataclass(frozen=True)
+class _PairSettings:
+    """What every pair's tournament of one ladder shares."""
+
+    specs: tuple[str, ...]
+    labels: tuple[str, ...]
+    config: GameConfig
+    seed: int
+    workers: int
+    records_dir: str | os.PathLike | None
+    allow_pickle: bool
+    batch_size: int
+    say: Callable[[str], None]
+
+
+def _play_pairs(
+    settings: _PairSettings, counts: Mapping[tuple[int, int], int], reused: Mapping[tuple[int, int], PairResult]
+) -> list[PairResult]:
+    """Every pair in ladder order: reused where ``reused`` has it, else played (one worker pool for all)."""
+    labels, say = settings.labels, settings.say
     total = sum(counts.values())
     done_before = 0
     pairs: list[PairResult] = []
     with contextlib.ExitStack() as stack:
         pool = None
         for number, ((i, j), n) in enumerate(counts.items(), 1):
-            local = pair_order(specs, i, j)
             name = f"pair {number}/{len(counts)} {labels[i]} vs {labels[j]}"
-            pseed = pair_seed(seed, specs[i], specs[j])
             if (i, j) in reused:
                 pairs.append(reused[i, j])
                 done_before += n
                 say(f"{name}: {n} games reused from {reused[i, j].reused_from} (ladder: {done_before}/{total} games)")
                 continue
-            if pool is None and workers > 1:  # one pool for every pair, started for the first one played
-                pool = stack.enter_context(worker_pool(workers))
-            say(f"{name}: {n} games, seed {pseed}")
-            ticker = _Ticker(name, n, total, done_before, say)
-            rdir = None if records_dir is None else Path(records_dir) / f"{labels[i]}-vs-{labels[j]}"
-            t0 = time.perf_counter()
-            result = run_tournament(
-                [specs[k] for k in local], config, games=n, seed=pseed, workers=workers,
-                records_dir=rdir, progress=ticker, allow_pickle=allow_pickle, batch_size=batch_size,
-                pool=pool,
-            )
-            wall = time.perf_counter() - t0
-            pair = _pair_result(specs, i, j, pseed, tuple(result.games), wall)
+            if pool is None and settings.workers > 1:  # one pool for every pair, started for the first one played
+                pool = stack.enter_context(worker_pool(settings.workers))
+            pair = _play_pair(settings, i, j, n, name, _Ticker(name, n, total, done_before, say), pool)
             pairs.append(pair)
             done_before += n
             say(
-                f"{name}: done, {n} games in {wall:.1f} s ({n / max(wall, 1e-9):.1f} games/s); "
-                f"{labels[i]} {_pct(pair.wins_a / n)}, {labels[j]} {_pct(pair.wins_b / n)}, "
+                f"{name}: done, {n} games in {pair.wall_seconds:.1f} s ({n / max(pair.wall_seconds, 1e-9):.1f} "
+                f"games/s); {labels[i]} {_pct(pair.wins_a / n)}, {labels[j]} {_pct(pair.wins_b / n)}, "
                 f"draws {_pct(pair.draws / n)} (ladder: {done_before}/{total} games)"
             )
-    ratings = _rate(specs, labels, pairs)
-    return LadderResult(
-        specs=specs, labels=labels, config=config, seed=seed, games=games, pairs=tuple(pairs),
-        ratings=ratings, wall_seconds=time.perf_counter() - start,
+    return pairs
+
+
+def _play_pair(
+    settings: _PairSettings, i: int, j: int, n: int, name: str, ticker: _Ticker, pool: Executor | None
+) -> PairResult:
+    """The tournament of ladder agents ``i < j``: ``n`` games from the pair's seed."""
+    specs, labels = settings.specs, settings.labels
+    pseed = pair_seed(settings.seed, specs[i], specs[j])
+    settings.say(f"{name}: {n} games, seed {pseed}")
+    rdir = None if settings.records_dir is None else Path(settings.records_dir) / f"{labels[i]}-vs-{labels[j]}"
+    t0 = time.perf_counter()
+    result = run_tournament(
+        [specs[k] for k in pair_order(specs, i, j)], settings.config, games=n, seed=pseed,
+        workers=settings.workers, records_dir=rdir, progress=ticker, allow_pickle=settings.allow_pickle,
+        batch_size=settings.batch_size, pool=pool,
     )
+    return _pair_result(specs, i, j, pseed, tuple(result.games), time.perf_counter() - t0)
 
 
 def _pair_result(

@@ -18,15 +18,15 @@ How games are laid out (docs/baselines.md has the worked 2-player case):
   which workers finish, so results are identical for any ``workers``.
 * **Batches.** Each worker plays up to ``batch_size`` games at once. When
   every agent is ``random``, ``greedy``, ``heuristic`` or a batched agent
-  (``act_batch``: a network), no records are saved and numba is installed,
+  (``batched``, deciding with ``act_batch``: a network), no records are saved and numba is installed,
   the games run in the batched engine
-  (:func:`skipbo_env.vector.games.play_engine_games`): the scripted seats
+  (:func:`skipbo_env.vector.engine_games.play_engine_games`): the scripted seats
   are replayed in compiled code from copies of the generators their Python
   agents would own, so they make the same moves, and a network decides all
   its games of a step in one forward pass. Otherwise they run on the rules
-  layer through :func:`skipbo_env.episode.play_games` (the one game loop,
-  batched): networks batched as above, scripted agents on their seat's view
-  (``act_view``), any other agent game by game. Both give the same games
+  layer through :func:`skipbo_env.episode.play_batched` (the one game loop,
+  batched): networks batched as above, agents that read the view
+  (``reads_view``: scripted agents, search) on their seat's view, any other agent game by game. Both give the same games
   (tests/test_engine_games.py). A game's moves depend only on its own
   seeds, so results are identical for any ``workers`` and any
   ``batch_size`` (tests/test_evaluate.py checks both).
@@ -47,7 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from ..episode import play_games as run_games
+from ..bots import AgentBase, as_agent
+from ..episode import GameLoop, play_batched
 from ..extras import missing_extra
 from ..records import GameRecord, GameRecorder
 from ..rules import GameConfig, Move, new_game
@@ -201,28 +202,25 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 DEFAULT_BATCH = 64
 """Games in flight per worker: a network agent decides all of its games of a step in one forward pass."""
 
-_WORKER_AGENTS: dict[tuple, Any] = {}
-"""Agents built in this process: one shared object per spec for batched agents (``act_batch``,
+_WORKER_AGENTS: dict[tuple, AgentBase] = {}
+"""Agents built in this process: one shared object per spec for batched agents (``batched``,
 stateless between decisions), one object per (spec, seat, slot of the batch) for the others,
 reseeded per game. Built once per tournament."""
 
 
-def _agent(spec: str, config: GameConfig, seat: int, slot: int, allow_pickle: bool) -> Any:
+def _agent(spec: str, config: GameConfig, seat: int, slot: int, allow_pickle: bool) -> AgentBase:
     shared = _WORKER_AGENTS.get((spec, config))
     if shared is not None:
         return shared
     key = (spec, config, seat, slot)
     agent = _WORKER_AGENTS.get(key)
     if agent is None:
-        agent = load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
-        if hasattr(agent, "act_batch"):
-            _WORKER_AGENTS[(spec, config)] = agent
-        else:
-            _WORKER_AGENTS[key] = agent
+        agent = as_agent(load_agent(spec, config, seed=None, allow_pickle=allow_pickle))
+        _WORKER_AGENTS[(spec, config) if agent.batched else key] = agent
     return agent
 
 
-def play_games(
+def play_tournament_games(
     specs: tuple[str, ...],
     labels: tuple[str, ...],
     config: GameConfig,
@@ -232,8 +230,9 @@ def play_games(
     records_dir: str | None,
     allow_pickle: bool = False,
 ) -> list[GameResult]:
-    """Play games ``indices`` of the tournament all at once (:func:`skipbo_env.episode.play_games`)
-    and return their results (saving their records if asked).
+    """Play games ``indices`` of the tournament all at once and return their results (saving
+    their records if asked): in the batched engine where the agents allow it, else on the rules
+    layer through the batched game loop (:func:`skipbo_env.episode.play_batched`).
 
     Every game is dealt from its own seed and every agent of a game is seeded from the game's
     own seeds, and a batched agent decides each game from that game's observation alone, so a
@@ -241,49 +240,46 @@ def play_games(
     """
     engine = None if records_dir else _engine_games()
     if engine is not None and all(
-        spec in engine.IN_ENGINE or hasattr(_agent(spec, config, 0, 0, allow_pickle), "act_batch") for spec in specs
+        spec in engine.IN_ENGINE or _agent(spec, config, 0, 0, allow_pickle).batched for spec in specs
     ):
         return _play_in_engine(engine, specs, labels, config, seed, indices, plan, allow_pickle)
-    states, players, names, firsts = [], [], [], []
+    loops: list[GameLoop] = []
     recorders: list[GameRecorder | None] = []
     for slot, index in enumerate(indices):
         deal, lineup = divmod(index, len(plan))
         seats = plan[lineup]
         agents = [_agent(specs[a], config, seat, slot, allow_pickle) for seat, a in enumerate(seats)]
         for seat, agent in enumerate(agents):
-            reseed = getattr(agent, "seed", None)
-            if callable(reseed):
-                reseed(agent_seed(seed, deal, lineup, seat))
+            agent.seed(agent_seed(seed, deal, lineup, seat))
         state = new_game(config, deal_seed(seed, deal))
-        states.append(state)
-        players.append(agents)
-        names.append([labels[a] for a in seats])
-        firsts.append(state.current)
-        recorders.append(GameRecord.start(state, names[-1]) if records_dir else None)
+        names = [labels[a] for a in seats]
+        loops.append(GameLoop(state, agents, names, game=f"game {slot}"))
+        recorders.append(GameRecord.start(state, names) if records_dir else None)
+    firsts = [loop.state.current for loop in loops]
 
     def record(g: int, move: Move) -> None:
         recorder = recorders[g]
         if recorder is not None:
             recorder.add(move)
 
-    run_games(states, players, names, on_move=record if records_dir else None)
+    play_batched(loops, on_move=record if records_dir else None)
     results = []
     for slot, index in enumerate(indices):
-        state, recorder = states[slot], recorders[slot]
+        recorder = recorders[slot]
         if recorder is not None:
             assert records_dir  # a recorder is started only when records_dir is given
             recorder.record().save(Path(records_dir) / f"game_{index:06d}.json")
-        results.append(_result(index, plan, firsts[slot], state))
+        results.append(_result(index, plan, firsts[slot], loops[slot].state))
     return results
 
 
 def _engine_games() -> Any:
-    """:mod:`skipbo_env.vector.games` when numba is installed, else ``None``."""
+    """:mod:`skipbo_env.vector.engine_games` when numba is installed, else ``None``."""
     try:
-        from ..vector import games
+        from ..vector import engine_games  # the fast extra (numba)
     except ImportError:
         return None
-    return games
+    return engine_games
 
 
 def _play_in_engine(
@@ -296,10 +292,10 @@ def _play_in_engine(
     plan: tuple[tuple[int, ...], ...],
     allow_pickle: bool,
 ) -> list[GameResult]:
-    """:func:`play_games` in the batched engine (:func:`skipbo_env.vector.games.play_engine_games`):
+    """:func:`play_tournament_games` in the batched engine (:func:`skipbo_env.vector.engine_games.play_engine_games`):
     scripted seats replayed in compiled code from the seeds their Python agents would get, the
     others batched agents. The same games as the rules-core loop, much faster. ``games`` is
-    :mod:`skipbo_env.vector.games`."""
+    :mod:`skipbo_env.vector.engine_games`."""
     states, kinds, seeds, outside, names = [], [], [], [], []
     for index in indices:
         deal, lineup = divmod(index, len(plan))
@@ -333,20 +329,6 @@ def _result(index: int, plan: tuple[tuple[int, ...], ...], first_player: int, st
     )
 
 
-def play_one(
-    specs: tuple[str, ...],
-    labels: tuple[str, ...],
-    config: GameConfig,
-    seed: int,
-    index: int,
-    plan: tuple[tuple[int, ...], ...],
-    records_dir: str | None,
-    allow_pickle: bool = False,
-) -> GameResult:
-    """Play game ``index`` of the tournament alone (a batch of one game)."""
-    return play_games(specs, labels, config, seed, [index], plan, records_dir, allow_pickle)[0]
-
-
 def _init_worker() -> None:
     """One worker per core: torch must not start threads of its own (the workers already use every core)."""
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -366,7 +348,7 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
 
 def _play_chunk(args: tuple) -> list[GameResult]:
     specs, labels, config, seed, indices, plan, records_dir, allow_pickle = args
-    return play_games(specs, labels, config, seed, list(indices), plan, records_dir, allow_pickle)
+    return play_tournament_games(specs, labels, config, seed, list(indices), plan, records_dir, allow_pickle)
 
 
 def run_tournament(
@@ -414,6 +396,33 @@ def run_tournament(
     """
     config = config if config is not None else GameConfig()
     specs = tuple(os.fspath(a) for a in agents)
+    plan = _check_tournament(specs, config, games, seed, batch_size)
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if type(workers) is not int or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    for spec in dict.fromkeys(specs):  # fail fast, before any process starts
+        load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
+    labels = participant_labels(specs)
+    rdir = None
+    if records_dir is not None:
+        Path(records_dir).mkdir(parents=True, exist_ok=True)
+        rdir = os.fspath(records_dir)
+    if progress is not None:
+        progress(0)
+    chunk = max(1, min(batch_size, -(-games // workers)))
+    tasks = [
+        (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir, allow_pickle)
+        for start in range(0, games, chunk)
+    ]
+    results = _play_tasks(tasks, workers, pool, progress)
+    return aggregate(specs, labels, config, seed, plan, tuple(results[i] for i in range(games)))
+
+
+def _check_tournament(
+    specs: tuple[str, ...], config: GameConfig, games: Any, seed: Any, batch_size: Any
+) -> tuple[tuple[int, ...], ...]:
+    """The lineups of a tournament whose settings are valid; else ValueError naming the setting."""
     if not specs:
         raise ValueError("give at least one agent")
     plan = tuple(lineups(len(specs), config))
@@ -424,46 +433,34 @@ def run_tournament(
         )
     if type(seed) is not int or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    if workers is None:
-        workers = os.cpu_count() or 1
-    if type(workers) is not int or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     if type(batch_size) is not int or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
-    for spec in dict.fromkeys(specs):  # fail fast, before any process starts
-        load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
-    labels = participant_labels(specs)
-    rdir = None
-    if records_dir is not None:
-        Path(records_dir).mkdir(parents=True, exist_ok=True)
-        rdir = os.fspath(records_dir)
-    results: list[GameResult | None] = [None] * games
-    if progress is not None:
-        progress(0)
-    chunk = max(1, min(batch_size, -(-games // workers)))
-    tasks = [
-        (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir, allow_pickle)
-        for start in range(0, games, chunk)
-    ]
+    return plan
+
+
+def _play_tasks(
+    tasks: list[tuple], workers: int, pool: Executor | None, progress: Callable[[int], None] | None
+) -> dict[int, GameResult]:
+    """Every game of ``tasks`` (chunks of :func:`play_tournament_games` arguments) by index: in
+    this process (``workers == 1``) or in ``pool`` (a new pool of ``workers`` when ``None``)."""
+    results: dict[int, GameResult] = {}
     if workers == 1:
         _WORKER_AGENTS.clear()  # a checkpoint file may have changed since the last call
         for task in tasks:
-            for res in _play_chunk(task):
-                results[res.index] = res
+            results.update((res.index, res) for res in _play_chunk(task))
             if progress is not None:
                 progress(len(task[4]))
-    else:
-        with contextlib.ExitStack() as stack:
-            if pool is None:
-                pool = stack.enter_context(worker_pool(workers))
-            futures = [pool.submit(_play_chunk, task) for task in tasks]
-            for future in as_completed(futures):
-                done = future.result()
-                for res in done:
-                    results[res.index] = res
-                if progress is not None:
-                    progress(len(done))
-    return aggregate(specs, labels, config, seed, plan, tuple(results))  # type: ignore[arg-type]  # every slot is filled by now
+        return results
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(worker_pool(workers))
+        futures = [pool.submit(_play_chunk, task) for task in tasks]
+        for future in as_completed(futures):
+            done = future.result()
+            results.update((res.index, res) for res in done)
+            if progress is not None:
+                progress(len(done))
+    return results
 
 
 def participant_labels(specs: tuple[str, ...]) -> tuple[str, ...]:

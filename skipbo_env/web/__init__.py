@@ -2,7 +2,7 @@
 
 A consumer of the lower layers: legality from the rules, agents from
 :func:`skipbo_env.agents.load_agent`, moves through the one game loop
-(:func:`skipbo_env.episode.decisions`), records as
+(:class:`skipbo_env.episode.GameLoop`), records as
 :class:`skipbo_env.records.GameRecord`. See docs/web.md.
 """
 

@@ -41,7 +41,7 @@ from ..agents import agent_label, known_agents, load_agent
 from ..records import GameRecord
 from ..rules import GameConfig, SkipBoError
 from ..rules.scoring import MATCH_TARGET
-from .games import HUMAN, GameStore, WebError, WebGame
+from .matches import HUMAN, GameStore, WebError, WebGame
 from .tables import replay_json
 
 STATIC = Path(__file__).parent / "static"

@@ -1,14 +1,14 @@
-"""Games in memory: a match of Skip-Bo games with human and agent seats, and the bounded store.
+"""Matches in memory: Skip-Bo games with human and agent seats, and the bounded store.
 
-A :class:`WebGame` runs its moves through the one game loop,
-:func:`skipbo_env.episode.decisions`: every seat gets an agent there; a human
-seat's agent returns the move its person sent (already checked against the
-rules' legal-move list) or pauses the loop when there is none, and an agent
-seat pauses the loop when its move budget (watch mode's step size) is spent.
-After every move the game keeps a *step*: who moved, the move, and the table
-as each human seat sees it (play mode, built from that seat's view alone) or
-the full table (watch mode, agents only). Browsers fetch the steps they have
-not seen and animate them at their own pace.
+A :class:`WebGame` steps its games with the one game loop,
+:class:`skipbo_env.episode.GameLoop`: an agent's seat holds its agent, a human seat holds
+none, so the loop waits there for the person's move. A request that carries a person's move
+(already checked against the rules' legal-move list) has the loop take it, then lets the agents
+move until a person is to move, the game ends or the request's move budget (watch mode's step
+size) is spent. After every move the game keeps a *step*: who moved, the move, and the table
+as each human seat sees it (play mode, built from that seat's view alone) or the full table
+(watch mode, agents only). Browsers fetch the steps they have not seen and animate them at
+their own pace.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..agents import agent_label, derive_seed
+from ..bots import AgentBase, as_agent
 from ..encoding import decode_action, num_actions
-from ..episode import AgentError, decisions
+from ..episode import AgentError, Decision, GameLoop
 from ..human import explain_illegal, parse_key, seat_name
 from ..records import GameRecord, GameRecorder
 from ..rules import GameConfig, GameState, game_points, new_game
@@ -46,51 +47,6 @@ class WebError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status, self.message = status, message
-
-
-class _Pause(Exception):
-    """Raised inside the game loop by a seat that has no move now (a person who has not
-    moved, or an agent whose budget is spent); the state stays before that seat's move."""
-
-
-class _SeatAgent:
-    """One seat in the game loop: a person's pending move, or an agent with a move budget."""
-
-    def __init__(self, game: WebGame, seat: int, agent: Any | None) -> None:
-        self.game, self.seat = game, seat
-        self.agent: Any = agent  # None: a person's seat
-
-    def _pending(self) -> int | None:
-        """The person's pending move, or None for an agent (whose budget it charges); raises
-        :class:`_Pause` when the seat has no move now."""
-        game = self.game
-        if self.agent is None:
-            action = game._pending
-            if action is None:
-                raise _Pause
-            game._pending = None
-            return action
-        if game._budget <= 0:
-            raise _Pause
-        game._budget -= 1
-        return None
-
-    def act(self, observation: Any) -> int:
-        action = self._pending()
-        return int(self.agent.act(observation)) if action is None else action
-
-
-class _ViewSeatAgent(_SeatAgent):
-    """A seat whose agent reads the seat's view (``act_view``: the scripted agents, the search
-    agent, the turn network): the game loop asks it with the view, as it asks the agent."""
-
-    def act_view(self, view: Any) -> int:
-        action = self._pending()
-        return int(self.agent.act_view(view)) if action is None else action
-
-
-def _seat_agent(game: WebGame, seat: int, agent: Any | None) -> _SeatAgent:
-    return (_ViewSeatAgent if hasattr(agent, "act_view") else _SeatAgent)(game, seat, agent)
 
 
 @dataclasses.dataclass
@@ -128,16 +84,15 @@ class WebGame:
         self.touched = time.monotonic()
         self._rng = np.random.default_rng(seed)
         self._load = load
-        self.agents: dict[int, Any] = {}
+        self.agents: dict[int, AgentBase] = {}
+        """The agent of each agent seat (human seats have none)."""
         for s, spec in enumerate(specs):
             if spec != HUMAN:
-                self.agents[s] = load(spec, config, derive_seed(seed, s, bits=32))
+                self.agents[s] = as_agent(load(spec, config, derive_seed(seed, s, bits=32)))
         self.scores = [0] * config.num_teams
         self.history: list[list[int]] = []
         self.game_no = -1
         self.first = int(self._rng.integers(config.num_players)) if config.first_player is None else config.first_player
-        self._pending: int | None = None
-        self._budget = 0
         self.error: str | None = None
         self._deal()
 
@@ -166,34 +121,33 @@ class WebGame:
 
     # ------------------------------------------------------------ the game loop
     def _advance(self, limit: int, action: int | None = None) -> None:
-        """Run the game loop: the person's ``action`` (if any), then agents' moves until a
-        person is to move, the game ends or ``limit`` agent moves are made."""
-        self._pending, self._budget = action, limit
-        seats = [_seat_agent(self, s, self.agents.get(s)) for s in range(self.config.num_players)]
-        loop = decisions(self.state, seats, self.labels)
-        made: tuple[int, dict[str, Any]] | None = None
-        while True:
-            try:
-                decision = next(loop, None)
-            except _Pause:
-                decision = None
-            except AgentError as exc:
-                decision, self.error = None, str(exc)
-            except Exception as exc:  # an agent that breaks stops the game, not the server
-                decision, self.error = None, f"{type(exc).__name__}: {exc}"
-            if made is not None:  # the loop applied the previous move before it stopped or asked on
-                self._record(*made)
-                made = None
-            if decision is None:
-                break
-            seat = decision.seat
-            made = (seat, move_json(decision.move, self.state.view(seat), seat, self.config))
-            self.recorder.add(decision.move)
-        self._pending = None
+        """The person's ``action`` (if any), then agents' moves until a person is to move, the
+        game ends or ``limit`` agent moves are made. An agent that fails stops the game
+        (:attr:`error`), not the server."""
+        loop = GameLoop(self.state, [self.agents.get(s) for s in range(self.config.num_players)], self.labels)
+        try:
+            if action is not None:
+                self._play(loop, loop.take(action))
+            for _ in range(limit):
+                if loop.over or loop.waiting:
+                    break
+                self._play(loop, loop.decide())
+        except AgentError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # an agent that breaks stops the game, not the server
+            self.error = f"{type(exc).__name__}: {exc}"
         if self.state.is_over and len(self.history) == self.game_no:
             points = list(game_points(self.state))
             self.history.append(points)
             self.scores = [a + b for a, b in zip(self.scores, points, strict=True)]
+
+    def _play(self, loop: GameLoop, decision: Decision) -> None:
+        """Apply ``decision`` and keep it: the record and the step browsers fetch."""
+        seat = decision.seat
+        move = move_json(decision.move, self.state.view(seat), seat, self.config)
+        self.recorder.add(decision.move)
+        loop.apply(decision)
+        self._record(seat, move)
 
     def _record(self, seat: int, move: dict[str, Any]) -> None:
         move = {**move, "seat": seat, "name": seat_name(seat, self.labels)}
