@@ -22,9 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from skipbo_env.agents.ppo import PPOAgent
 from skipbo_env.bots import RandomAgent
 from skipbo_env.episode import decisions
 from skipbo_env.rules import GameConfig, new_game
+from skipbo_env.single import SkipBoSingleEnv
 
 
 def observations(count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -55,11 +57,8 @@ def timed(fn, seconds: float) -> float:
 
 def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args) -> tuple[float, float, int]:
     """(seconds per decision, seconds per gradient step, parameters) of one policy network."""
-    import torch
+    import torch  # the train extra (torch, sb3)
     from sb3_contrib import MaskablePPO
-
-    from skipbo_env.agents.ppo import PPOAgent
-    from skipbo_env.rules import GameConfig
 
     model = MaskablePPO(policy, env, policy_kwargs=kwargs, seed=0, device="cpu")
     path = tmp / f"{name}.zip"
@@ -96,10 +95,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch threads of the gradient step")
     args = parser.parse_args()
 
-    import torch
+    import torch  # the train extra (torch, sb3)
 
-    from skipbo_env.single import SkipBoSingleEnv
-    from skipbo_env.training.policy import ScorerPolicy
+    from skipbo_env.agents.scorer import ScorerPolicy  # the train extra
 
     obs, masks = observations(max(args.batch, 256))
     env = SkipBoSingleEnv(num_players=2)

@@ -87,7 +87,7 @@ class MLP:
 
 
 def _safetensors(what: str) -> Any:
-    try:
+    try:  # the train extra (safetensors)
         import safetensors.numpy as st
         from safetensors import safe_open
     except ImportError as exc:

@@ -12,7 +12,7 @@ from ..bots import BOTS, AgentBase, ScriptedAgent, make_bot
 from ..rules import GameConfig
 from .modelfile import CheckpointError
 from .ppo import PPOAgent
-from .rllib import RLlibAgent, is_rllib_checkpoint
+from .rllib_agent import RLlibAgent, is_rllib_checkpoint
 from .search import SearchAgent, parse_search_spec
 from .shipped import SHIPPED, SHIPPED_VALUES, shipped_agent_path
 from .turnnet import TurnNetAgent, is_turn_agent_file
@@ -92,7 +92,7 @@ def load_agent(
         raise ValueError(f"{spec!r} is a shipped value network, not an agent: the search agent reads it "
                          "(SearchAgent(value_net=...)); known agents: " + ", ".join(known_agents()))
     if is_search_spec(spec):
-        return SearchAgent(config, seed, **parse_search_spec(spec))
+        return SearchAgent(config, seed, parse_search_spec(spec))
     if is_rllib_checkpoint(spec):
         return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
     if is_checkpoint_spec(spec):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
@@ -447,17 +448,20 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, activation_fn=activation_fn, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
+        obs_space, action_space = self.observation_space, self.action_space
+        if not isinstance(obs_space, spaces.Box) or not isinstance(action_space, spaces.Discrete):
+            raise TypeError(f"the scorer policy reads a Box observation and a Discrete action space, "
+                            f"not {obs_space} and {action_space}")
         self.mlp_extractor = ActionScorer(
-            int(np.prod(self.observation_space.shape)),  # type: ignore[arg-type]  # a Box: it has a shape
-            int(self.action_space.n),  # type: ignore[attr-defined]  # a Discrete action space
-            self.context_arch,
+            int(np.prod(obs_space.shape)), int(action_space.n), self.context_arch,
             self.scorer_arch, self.value_arch, self.activation_fn,
         )
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
         self.action_net = nn.Identity()  # the scorer's output already is one logit per action
-        last: nn.Linear = self.mlp_extractor.scorer[-1]  # type: ignore[assignment]  # the scorer ends in a Linear
+        last = self.mlp_extractor.scorer[-1]
+        assert isinstance(last, nn.Linear)  # the scorer ends in a Linear (ActionScorer.__init__)
         nn.init.orthogonal_(last.weight, gain=0.01)
         nn.init.zeros_(last.bias)
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # a concrete optimizer (Adam): it takes lr

@@ -15,10 +15,10 @@ See docs/scaling.md.
 from __future__ import annotations
 
 from ..agents.modelfile import CheckpointError
-from ..agents.rllib import RLlibAgent, is_rllib_checkpoint
+from ..agents.rllib_agent import RLlibAgent, is_rllib_checkpoint
 from .env import ENV_NAME, SkipBoRLlibEnv, env_creator, register
 from .modules import MaskedPPOModule, ScriptedRLModule
-from .training import LEARNER, META_FILE, build_ppo_config, make_mapping_fn, save
+from .ppo_config import LEARNER, META_FILE, build_ppo_config, make_mapping_fn, save
 
 __all__ = [
     "CheckpointError",

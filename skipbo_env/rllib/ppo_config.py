@@ -12,7 +12,7 @@ Two set-ups (:func:`build_ppo_config`):
 The trained module's checkpoint lies at
 ``<checkpoint>/learner_group/learner/rl_module/learner``; :func:`save` also
 writes :data:`META_FILE` there with the env config, so
-:class:`skipbo_env.agents.rllib.RLlibAgent` can check a checkpoint against a game.
+:class:`skipbo_env.agents.rllib_agent.RLlibAgent` can check a checkpoint against a game.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from ..aec import GAME_KEYS
-from ..agents.rllib import LEARNER, META_FILE
+from ..agents.rllib_agent import LEARNER, META_FILE
 from ..rules import GameConfig
 from .env import register
 from .modules import MaskedPPOModule, ScriptedRLModule
