@@ -13,7 +13,7 @@ from agents.ppo import CheckpointError, PPOAgent
 from conftest import W, make_state
 from support import TinyEnv
 
-from agents import AGENTS, Agent, load_agent, make_agent
+from agents import AGENTS, Agent, AgentBase, load_agent, make_agent
 from skipbo_env.encoding import (
     decode_action,
     encode_action,
@@ -57,6 +57,20 @@ def test_scripted_agents_follow_the_protocol(name):
         agent.act(waiting)
     with pytest.raises(ValueError, match="action_mask"):
         agent.act({"observation": obs["observation"]})
+
+
+@pytest.mark.parametrize("spec, batched, reads_view", [
+    ("random", False, True), ("greedy", False, True), ("heuristic", False, True),
+    ("ppo-2p", True, False), ("turn-2p", False, True), ("search", False, True),
+])
+def test_every_shipped_agent_declares_how_the_game_loops_ask_it(spec, batched, reads_view):
+    """Each agent derives from AgentBase; a flag is set exactly when the agent has its own method
+    for it (``act_batch`` for ``batched``, ``act_view`` for ``reads_view``), not the default."""
+    agent = load_agent(spec, GameConfig(num_players=2), seed=0)
+    assert isinstance(agent, AgentBase)
+    assert (agent.batched, agent.reads_view) == (batched, reads_view)
+    assert (type(agent).act_batch is not AgentBase.act_batch) == batched
+    assert (type(agent).act_view is not AgentBase.act_view) == reads_view
 
 
 def test_agent_registry_and_errors():

@@ -2,12 +2,12 @@
 
 ``observation`` is the AEC observation dict of the seat to move:
 ``{"observation": float32 vector, "action_mask": int8 vector}`` (see
-docs/observations.md), the agent protocol of :mod:`skipbo_env.agents`.
+docs/observations.md), the agent protocol of :mod:`skipbo_env.bots.protocol`.
 Scripted agents read it through the decoder only, so they know exactly what
 a learning agent knows.
 
 The game loops (:func:`skipbo_env.episode.decisions`, tournaments) call the
-structured entry point :meth:`ScriptedAgent.act_view` instead: the same
+structured entry point :meth:`ScriptedAgent.act_view` instead (``reads_view``): the same
 fields (:func:`~skipbo_env.encoding.fields_from_view`, what the decoder
 would return) read straight from the seat's view, with no vector encoded and
 decoded in between, and the same legal-move order (by action id). Both
