@@ -54,7 +54,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .draw import TableWindow, draw_table
-from .encoding import SeatBlockObserver, action_mask, decode_action, num_actions, observation_layout
+from .encoding import action_mask, decode_action, encode_view, num_actions, observation_layout
 from .episode import (
     ILLEGAL_ACTION_REWARD,
     STOCK_CARD_REWARD,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
@@ -248,7 +248,6 @@ class raw_env(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(num_actions(self.config)) for agent in self.possible_agents}
         self.game: GameState | None = None
         self._np_random: np.random.Generator | None = None
-        self._observer = SeatBlockObserver(self.config)
         self._no_moves = np.zeros(num_actions(self.config), dtype=np.int8)
         self._mask: np.ndarray | None = None
         self._mask_moves = -1
@@ -273,7 +272,6 @@ class raw_env(AECEnv):
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
         self.game = start_game(self.config, self._np_random, options)
-        self._observer.reset()
         self._mask = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -290,9 +288,8 @@ class raw_env(AECEnv):
         """``{"observation": float32 vector, "action_mask": int8 vector}`` of ``agent``'s seat.
 
         Equal to :func:`skipbo_env.encoding.observe` of the game: the vector of the seat's
-        view, and a mask that is all zeros unless the agent is to move. Built incrementally
-        (:class:`~skipbo_env.encoding.SeatBlockObserver`: only the seat blocks a move changed are
-        recomputed; the legal moves and their mask once per decision); both arrays are new.
+        view (:func:`~skipbo_env.encoding.encode_view`), and a mask that is all zeros unless the
+        agent is to move (made once per decision from the rules' legal moves); both arrays are new.
         """
         seat = self._seat.get(agent)
         if seat is None:
@@ -305,7 +302,7 @@ class raw_env(AECEnv):
             mask = self._mask.copy()
         else:
             mask = self._no_moves.copy()
-        return {"observation": self._observer.observe(game, seat), "action_mask": mask}
+        return {"observation": encode_view(game.view(seat)), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply ``agent_selection``'s action id; a dead agent must pass ``None``.
@@ -329,7 +326,6 @@ class raw_env(AECEnv):
             return
         turn_before = game.turn
         game.apply(move)  # raises before anything changes when the move is illegal
-        self._observer.touch_move(self._seat[agent], move)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.rewards[agent] += shaping_reward(move, self.reward_shaping)

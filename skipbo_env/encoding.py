@@ -17,6 +17,7 @@ all 145 in the partner game. Example: in a 2-player game action ``0`` is
 from __future__ import annotations
 
 import functools
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -29,15 +30,11 @@ from .rules import (
     HAND_SIZE,
     NUM_SOLO_MOVES,
     WILD,
-    Discard,
     GameConfig,
     GameState,
     Move,
-    Play,
     SeatView,
-    Source,
 )
-from .rules.cards import NUM_DISCARD_PILES
 from .rules.moves import CANONICAL
 
 # ====================================================================== actions
@@ -318,247 +315,95 @@ def fields_from_view(view: SeatView) -> ObservationFields:
     )
 
 
-def encode_fields(fields: ObservationFields, config: GameConfig) -> np.ndarray:
-    """The float32 vector of ``fields`` (layout: :func:`observation_layout`), written piece by piece."""
-    layout = observation_layout(config)
-    vec = np.zeros(layout.size, dtype=np.float32)
-
-    def put(name: str, values: Any) -> None:
-        layout.view(vec, name)[...] = values
-
-    put("hand_counts", np.asarray(fields.hand_counts, dtype=np.float32) / HAND_SIZE)
-    put("building_values", np.eye(BUILD_SLOTS, dtype=np.float32)[list(fields.building_values)])
-    slots = np.eye(CARD_SLOTS, dtype=np.float32)
-    for k, seat in enumerate(fields.seats):
-        p = f"seat{k}."
-        put(p + "stock_top", slots[_slot_of_card(seat.stock_top)])
-        put(p + "stock_size", seat.stock_size / float(config.stock_size))  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
-        put(p + "hand_size", seat.hand_size / HAND_SIZE)
-        put(p + "discard_tops", slots[[_slot_of_card(c) for c in seat.discard_tops]])
-        put(p + "discard_seconds", slots[[_slot_of_card(c) for c in seat.discard_seconds]])
-        put(p + "discard_counts", np.asarray(seat.discard_counts, dtype=np.float32) / COUNT_SCALE)
-        put(p + "discard_sizes", np.asarray(seat.discard_sizes, dtype=np.float32) / DISCARD_SIZE_SCALE)
-        put(p + "is_partner", float(seat.is_partner))
-    put("draw_size", fields.draw_size / DECK_SIZE)
-    put("completed_size", fields.completed_size / DECK_SIZE)
-    put("turn", fields.turn / config.turn_limit)
-    put("to_move", float(fields.to_move))
-    return vec
-
-
 def encode_view(view: SeatView) -> np.ndarray:
-    """Observation vector of a seat view.
+    """The float32 observation vector of a seat view (layout: :func:`observation_layout`).
 
-    The same float32 vector, bit for bit, as
-    ``encode_fields(fields_from_view(view), view.config)`` (the readable
-    reference; tests/test_encoding.py checks the equality), written straight
-    from the view as one scatter of (index, value) pairs: the envs call this
-    on every step. Offsets come from the layout (:func:`_plan`). Every scaled
-    value is a Python float division rounded once to float32, which equals
-    the reference's float32 division.
+    The vector is the head (own hand, building piles), one block per seat in the observer's
+    order (relative seat ``k`` is absolute seat ``(view.seat + k) % n``) and the tail, each
+    piece written from the view. The envs call this on every step, and most pieces are the
+    same as at the last step: a seat block is the same whichever seat observes it (but for
+    ``is_partner``), and its discard piles change about once a turn. So the parts are kept by
+    their content, as the bytes of their float32 entries (:func:`_hand_part`,
+    :func:`_building_part`, :func:`_stock_part`, :func:`_discard_part`), and the vector is
+    their concatenation. :func:`decode_observation` reads it back into
+    :func:`fields_from_view`'s fields, and the batched engine's compiled observer writes the
+    same vector bit for bit (tests/test_encoding.py, tests/test_vector_engine.py).
     """
     config = view.config
-    plan = _plan(config)
-    n, partner = config.num_players, view.partner
-    stock_scale = float(config.stock_size)  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
-    build = plan.build
-    idx = [build + b * BUILD_SLOTS + value for b, value in enumerate(view.building_values)]
-    val = [1.0] * 4
-    hand = view.hand_counts()
-    idx += range(plan.hand, plan.hand + 13)
-    val += [c / HAND_SIZE for c in hand[1:]]
-    counts: list[int] = []
+    n = config.num_players
+    stock_scale = float(config.stock_size)
+    partner = view.partner
+    parts = [_hand_part(view.hand), _building_part(view.building_values)]
     for k in range(n):
         s = (view.seat + k) % n
-        at = plan.seats[k]
-        top = view.stock_tops[s]
-        idx += (at.stock_top + (EMPTY_SLOT if top is None else top - 1), at.stock_size, at.hand_size)
-        val += (1.0, view.stock_sizes[s] / stock_scale, view.hand_sizes[s] / HAND_SIZE)
-        for d, pile in enumerate(view.discard_piles[s]):
-            length = len(pile)
-            idx += (
-                at.discard_tops + d * CARD_SLOTS + (pile[-1] - 1 if length else EMPTY_SLOT),
-                at.discard_seconds + d * CARD_SLOTS + (pile[-2] - 1 if length > 1 else EMPTY_SLOT),
-                at.discard_sizes + d,
-            )
-            val += (1.0, 1.0, length / DISCARD_SIZE_SCALE)
-            start = at.discard_counts + d * 13 - 1
-            counts += [start + card for card in pile]
-        if s == partner:
-            idx.append(at.is_partner)
-            val.append(1.0)
-    idx += plan.tail
-    val += (
-        view.draw_size / DECK_SIZE,
-        view.completed_size / DECK_SIZE,
-        view.turn / config.turn_limit,
+        parts.append(_stock_part(view.stock_tops[s], view.stock_sizes[s], view.hand_sizes[s], stock_scale))
+        parts.append(_discard_part(view.discard_piles[s], s == partner))
+    parts.append(_TAIL.pack(
+        view.draw_size / DECK_SIZE, view.completed_size / DECK_SIZE, view.turn / config.turn_limit,
         float(view.to_move),
-    )
-    if counts:
-        vec = np.bincount(counts, minlength=plan.size).astype(np.float32)
-        vec /= plan.count_divisors
-    else:
-        vec = np.zeros(plan.size, dtype=np.float32)
-    vec[idx] = val
-    return vec
+    ))
+    return np.frombuffer(b"".join(parts), dtype=np.float32).copy()
 
 
-@dataclass(frozen=True)
-class _SeatStarts:
-    stock_top: int
-    stock_size: int
-    hand_size: int
-    discard_tops: int
-    discard_seconds: int
-    discard_counts: int
-    discard_sizes: int
-    is_partner: int
+_TAIL = struct.Struct(f"={len(TAIL_PIECES)}f")
+"""The tail pieces (``draw_size``, ``completed_size``, ``turn``, ``to_move``) as float32 bytes."""
+_STOCK_PIECES = ("stock_top", "stock_size", "hand_size")
+"""The first pieces of a seat block (:func:`_stock_part`); the others are :func:`_discard_part`'s."""
+_DISCARD_AT = IN_SEAT["discard_tops"]
+_TOPS, _SECONDS, _COUNTS, _SIZES, _PARTNER = (
+    IN_SEAT[name] - _DISCARD_AT for name in ("discard_tops", "discard_seconds", "discard_counts", "discard_sizes",
+                                             "is_partner")
+)
+_COUNT_SCALES = COUNT_SCALE.tolist()
+assert tuple(name for name, _ in SEAT_PIECES[: len(_STOCK_PIECES)]) == _STOCK_PIECES
+assert _DISCARD_AT == _width(SEAT_PIECES[: len(_STOCK_PIECES)])
+assert tuple(name for name, _ in HEAD_PIECES) == ("hand_counts", "building_values")
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """The layout's offsets as plain ints, for :func:`encode_view`'s hot loop."""
-
-    size: int
-    hand: int
-    build: int
-    seats: tuple[_SeatStarts, ...]
-    tail: tuple[int, ...]
-    count_divisors: np.ndarray
-    """Per vector entry: the discard-count scale at discard-count entries, 1 elsewhere."""
+def _float32_bytes(values: list[float]) -> bytes:
+    """``values`` as float32 bytes (each rounded once; for the quotients of small integers written
+    here that equals numpy's float32 division)."""
+    return struct.pack(f"={len(values)}f", *values)
 
 
-@functools.lru_cache(maxsize=64)
-def _plan(config: GameConfig) -> _Plan:
-    layout = observation_layout(config)
-    seats = tuple(
-        _SeatStarts(**{name: layout.start(f"seat{k}.{name}") for name, _ in SEAT_PIECES})
-        for k in range(config.num_players)
-    )
-    div = np.ones(layout.size, dtype=np.float32)
-    for k in range(config.num_players):
-        layout.view(div, f"seat{k}.discard_counts")[...] = COUNT_SCALE
-    tail = tuple(layout.start(name) for name, _ in TAIL_PIECES)
-    return _Plan(layout.size, layout.start("hand_counts"), layout.start("building_values"), seats, tail, div)
+@functools.lru_cache(maxsize=16384)
+def _hand_part(hand: tuple[int, ...]) -> bytes:
+    """The ``hand_counts`` piece: the own hand's count of each value and of wilds."""
+    return _float32_bytes([hand.count(card) / HAND_SIZE for card in range(1, WILD + 1)])
 
 
-class SeatBlockObserver:
-    """Observation vectors of one game, kept up to date piece by piece (the AEC env's fast path).
+@functools.lru_cache(maxsize=16384)
+def _building_part(building_values: tuple[int, ...]) -> bytes:
+    """The ``building_values`` piece: the one-hot of each building pile's value."""
+    part = [0.0] * _length(PIECE_SHAPES["building_values"])
+    for b, value in enumerate(building_values):
+        part[b * BUILD_SLOTS + value] = 1.0
+    return _float32_bytes(part)
 
-    A seat's block of the vector (stock top and size, hand size, discard piles: every
-    ``seat{k}.*`` piece but ``is_partner``) is the same whichever seat observes it; only its
-    position (``k``, counted from the observer) differs. The observer keeps one block per seat
-    and rewrites only the pieces a move changed (:meth:`touch_move`: a stock, one discard pile;
-    hand sizes, the head and the tail are rewritten on every observation), then assembles an
-    observation from the head (own hand, building piles), the blocks in the observer's seat
-    order and the tail. The result equals :func:`encode_view` of the seat's view bit for bit
-    (tests/test_aec_fast.py checks every seat after every move of many games), and like it
-    reads only what the seat may see.
 
-    The owner calls :meth:`touch_move` after every move it applies and :meth:`reset` when the
-    game is replaced (or changed some other way).
-    """
+@functools.lru_cache(maxsize=16384)
+def _stock_part(stock_top: int | None, stock_size: int, hand_size: int, stock_scale: float) -> bytes:
+    """A seat's ``stock_top``, ``stock_size`` and ``hand_size`` pieces."""
+    part = [0.0] * _DISCARD_AT
+    part[IN_SEAT["stock_top"] + _slot_of_card(stock_top)] = 1.0
+    part[IN_SEAT["stock_size"]] = stock_size / stock_scale
+    part[IN_SEAT["hand_size"]] = hand_size / HAND_SIZE
+    return _float32_bytes(part)
 
-    def __init__(self, config: GameConfig) -> None:
-        plan = _plan(config)
-        self.config = config
-        self.plan = plan
-        n = config.num_players
-        first = plan.seats[0]
-        self._start = first.stock_top
-        self._end = self._start + n * SEAT_WIDTH
-        if any(at.stock_top != self._start + k * SEAT_WIDTH for k, at in enumerate(plan.seats)):
-            raise AssertionError("seat blocks are not contiguous in the observation layout")  # pragma: no cover
-        base = first.stock_top
-        self._stock_top = first.stock_top - base
-        self._stock_size = first.stock_size - base
-        self._hand_size = first.hand_size - base
-        self._tops = first.discard_tops - base
-        self._seconds = first.discard_seconds - base
-        self._counts = first.discard_counts - base
-        self._sizes = first.discard_sizes - base
-        self._stock_scale = float(config.stock_size)  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
-        self._count_scale = COUNT_SCALE.astype(np.float32)
-        self._blocks = np.zeros((n, SEAT_WIDTH), dtype=np.float32)
-        self._order = [np.array([(s + k) % n for k in range(n)]) for s in range(n)]
-        self._partner = [config.partner(s) for s in range(n)]
-        self._partner_at = [
-            None if p is None else self._start + ((p - s) % n) * SEAT_WIDTH + first.is_partner - base
-            for s, p in enumerate(self._partner)
-        ]
-        self._tail = list(plan.tail)
-        self._dirty_stocks: set[int] = set()
-        self._dirty_piles: set[tuple[int, int]] = set()
-        self.reset()
 
-    def reset(self) -> None:
-        """Rewrite every piece at the next observation (a new or changed game)."""
-        n = self.config.num_players
-        self._dirty_stocks = set(range(n))
-        self._dirty_piles = {(s, d) for s in range(n) for d in range(NUM_DISCARD_PILES)}
-
-    def touch_move(self, seat: int, move: Move) -> None:
-        """``seat`` just made ``move``: mark the stock or discard pile it changed."""
-        if isinstance(move, Discard):
-            self._dirty_piles.add((seat, move.discard_pile))
-        elif isinstance(move, Play):
-            source = move.source
-            if source is Source.STOCK:
-                self._dirty_stocks.add(seat)
-            elif source is Source.DISCARD:
-                self._dirty_piles.add((seat, move.discard_pile))  # type: ignore[arg-type]  # a discard-pile play names it
-            elif source is Source.PARTNER_STOCK:
-                self._dirty_stocks.add(self._partner[seat])  # type: ignore[arg-type]  # partner game only
-            elif source is Source.PARTNER_DISCARD:
-                self._dirty_piles.add((self._partner[seat], move.discard_pile))  # type: ignore[arg-type]
-
-    def _refresh(self, state: GameState) -> None:
-        blocks = self._blocks
-        for s in self._dirty_stocks:
-            stock = state.stocks[s]
-            row = blocks[s]
-            row[self._stock_top:self._stock_top + CARD_SLOTS] = 0.0
-            row[self._stock_top + (stock[-1] - 1 if stock else EMPTY_SLOT)] = 1.0
-            row[self._stock_size] = len(stock) / self._stock_scale
-        for s, d in self._dirty_piles:
-            pile = state.discards[s][d]
-            row = blocks[s]
-            length = len(pile)
-            tops = self._tops + d * CARD_SLOTS
-            row[tops:tops + CARD_SLOTS] = 0.0
-            row[tops + (pile[-1] - 1 if length else EMPTY_SLOT)] = 1.0
-            seconds = self._seconds + d * CARD_SLOTS
-            row[seconds:seconds + CARD_SLOTS] = 0.0
-            row[seconds + (pile[-2] - 1 if length > 1 else EMPTY_SLOT)] = 1.0
-            counts = self._counts + d * 13
-            row[counts:counts + 13] = (
-                np.bincount(pile, minlength=14)[1:].astype(np.float32) / self._count_scale if length else 0.0
-            )
-            row[self._sizes + d] = length / DISCARD_SIZE_SCALE
-        self._dirty_stocks.clear()
-        self._dirty_piles.clear()
-        blocks[:, self._hand_size] = [sum(hand) / HAND_SIZE for hand in state.hands]
-
-    def observe(self, state: GameState, seat: int) -> np.ndarray:
-        """The observation vector of ``seat`` (a new array): :func:`encode_view` of its view."""
-        self._refresh(state)
-        plan = self.plan
-        vec = np.zeros(plan.size, dtype=np.float32)
-        vec[self._start:self._end] = self._blocks[self._order[seat]].ravel()
-        partner_at = self._partner_at[seat]
-        if partner_at is not None:
-            vec[partner_at] = 1.0
-        hand = state.hands[seat]
-        vec[plan.hand:plan.hand + 13] = [c / HAND_SIZE for c in hand[1:]]
-        build = plan.build
-        vec[[build + b * BUILD_SLOTS + len(p) for b, p in enumerate(state.building)]] = 1.0
-        vec[self._tail] = (
-            len(state.draw_pile) / DECK_SIZE,
-            len(state.completed) / DECK_SIZE,
-            state.turn / self.config.turn_limit,
-            float(state.current == seat and not state.is_over),
-        )
-        return vec
+@functools.lru_cache(maxsize=16384)
+def _discard_part(piles: tuple[tuple[int, ...], ...], is_partner: bool) -> bytes:
+    """The rest of a seat block: per discard pile its top, the card below the top, its count of
+    each value and of wilds, its size; then ``is_partner``."""
+    part = [0.0] * (SEAT_WIDTH - _DISCARD_AT)
+    for d, pile in enumerate(piles):
+        part[_TOPS + d * CARD_SLOTS + _slot_of_card(pile[-1] if pile else None)] = 1.0
+        part[_SECONDS + d * CARD_SLOTS + _slot_of_card(pile[-2] if len(pile) > 1 else None)] = 1.0
+        for card in set(pile):
+            part[_COUNTS + d * 13 + card - 1] = pile.count(card) / _COUNT_SCALES[card - 1]
+        part[_SIZES + d] = len(pile) / DISCARD_SIZE_SCALE
+    part[_PARTNER] = float(is_partner)
+    return _float32_bytes(part)
 
 
 def observe(state: GameState, seat: int, view: SeatView | None = None) -> dict[str, np.ndarray]:
@@ -600,7 +445,8 @@ def _rint(values: np.ndarray, scale: np.ndarray | float) -> np.ndarray:
 
 
 def decode_observation(vec: np.ndarray, config: GameConfig) -> ObservationFields:
-    """Read a vector made by :func:`encode_fields` back into its fields (exact inverse).
+    """Read a vector made by :func:`encode_view` back into its fields (exact inverse: the
+    fields of :func:`fields_from_view` of the same view).
 
     Raises ``ValueError`` when the shape does not fit ``config`` or a one-hot
     piece is not one-hot.
@@ -668,7 +514,6 @@ __all__ = [
     "decode_action",
     "decode_observation",
     "encode_action",
-    "encode_fields",
     "encode_view",
     "fields_from_view",
     "legal_moves_from_mask",

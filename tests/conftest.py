@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from skipbo_env.rules import GameConfig, GameState, SeatView, standard_deck
+from skipbo_env.rules import GameConfig, GameState, standard_deck
 from skipbo_env.rules.cards import EXPECTED_COUNTS, WILD, card_counts
 from skipbo_env.rules.serialization import rng_to_dict
 
@@ -246,7 +246,7 @@ def hidden_reshuffle(state: GameState, seat: int, rng: np.random.Generator) -> G
 def check_view_hides(state: GameState, seat: int, rng: np.random.Generator) -> None:
     """The seat's view does not change when the cards it cannot see are reshuffled."""
     shuffled = hidden_reshuffle(state, seat, rng)
-    assert SeatView.from_state(shuffled, seat) == state.view(seat)
+    assert shuffled.view(seat) == state.view(seat)
 
 
 @pytest.fixture

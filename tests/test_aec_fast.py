@@ -1,4 +1,5 @@
-"""The AEC env's incremental observations equal the reference encoder after every move."""
+"""The AEC env's observations and its cached masks equal ``encoding.observe`` after every move, and
+``env()`` plays as PettingZoo's wrapper stack does."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 
 from skipbo_env.aec import raw_env
-from skipbo_env.encoding import SeatBlockObserver, encode_view, observe
+from skipbo_env.encoding import observe
 from skipbo_env.rules import GameConfig, new_game
 
 CONFIGS = [
@@ -59,7 +60,7 @@ def test_observations_are_fresh_arrays():
     assert b["action_mask"].any()
 
 
-def test_reset_with_a_loaded_state_recomputes_every_block():
+def test_reset_with_a_loaded_state_observes_the_loaded_game():
     config = GameConfig(num_players=3)
     state = new_game(config, seed=4)
     rng = np.random.default_rng(0)
@@ -71,22 +72,6 @@ def test_reset_with_a_loaded_state_recomputes_every_block():
     env.observe("player_0")
     env.reset(options={"state": state.to_dict()})
     check_all_seats(env, env.game)
-
-
-def test_block_observer_on_the_rules_core():
-    """The observer driven directly by the rules core."""
-    config = GameConfig(num_players=4, partner_game=True)
-    state = new_game(config, seed=3)
-    observer = SeatBlockObserver(config)
-    rng = np.random.default_rng(1)
-    while not state.is_over:
-        for seat in range(4):
-            np.testing.assert_array_equal(observer.observe(state, seat), encode_view(state.view(seat)))
-        mover = state.current
-        legal = state.legal_moves()
-        move = legal[rng.integers(len(legal))]
-        state.apply(move)
-        observer.touch_move(mover, move)
 
 
 # ------------------------------------------------------------ env() against PettingZoo's wrapper stack

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import W, check_view_hides, hidden_reshuffle, make_state
 
-from skipbo_env.rules import GameConfig, Play, SeatView, Source, new_game
+from skipbo_env.rules import GameConfig, Play, Source, new_game
 
 
 def _table():
@@ -105,7 +105,7 @@ def test_bad_seat():
     state = new_game(GameConfig(), seed=0)
     for seat in (2, -1, "0", 1.0):
         with pytest.raises(ValueError, match=r"seat must be an int in 0\.\.1"):
-            SeatView.from_state(state, seat)
+            state.view(seat)
 
 
 def test_partner_view():

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .cards import WILD, card_name
 from .moves import Discard, EndTurn, Play, Source
-
-if TYPE_CHECKING:
-    from .view import SeatView
+from .view import SeatView
 
 REASON_KINDS = (
     "not_a_move", "hand_not_empty", "stock_first", "not_in_hand", "wild_discard_off", "no_partner",

@@ -17,6 +17,7 @@ Conventions, used everywhere (state, serialized dict, explicit decks):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -51,6 +52,12 @@ def make_rng(seed: SeedLike) -> np.random.Generator:
     if seed is not None and (type(seed) is not int or seed < 0):
         raise ValueError(f"seed must be a non-negative int, a numpy Generator or None, got {seed!r}")
     return np.random.default_rng(seed)
+
+
+@functools.lru_cache(maxsize=16384)
+def cards_of_counts(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """The sorted cards of a hand given as counts indexed by value (index 0 unused, 13 = wild)."""
+    return tuple(v for v in range(1, WILD + 1) for _ in range(counts[v]))
 
 
 class GameState:
@@ -143,8 +150,7 @@ class GameState:
 
     def hand_cards(self, seat: int) -> list[int]:
         """The seat's hand as a sorted list of cards."""
-        counts = self.hands[seat]
-        return [v for v in range(1, WILD + 1) for _ in range(counts[v])]
+        return list(cards_of_counts(tuple(self.hands[seat])))
 
     def building_values(self) -> list[int]:
         """The number each building pile shows (0 = empty space)."""
@@ -305,7 +311,28 @@ class GameState:
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know of this game; see :class:`skipbo_env.rules.view.SeatView`."""
-        return SeatView.from_state(self, seat)
+        n = self.config.num_players
+        if type(seat) is not int or not 0 <= seat < n:
+            raise ValueError(f"seat must be an int in 0..{n - 1}, got {seat!r}")
+        stocks = self.stocks
+        return SeatView(  # by position, in field order: a keyword call is a third slower, and the envs make a view every step
+            seat,
+            self.config,
+            cards_of_counts(tuple(self.hands[seat])),  # hand
+            tuple([s[-1] if s else None for s in stocks]),  # stock_tops
+            tuple(map(len, stocks)),  # stock_sizes
+            tuple([tuple(map(tuple, piles)) for piles in self.discards]),  # discard_piles
+            tuple(map(len, self.building)),  # building_values
+            tuple(map(sum, self.hands)),  # hand_sizes
+            len(self.draw_pile),  # draw_size
+            len(self.completed),  # completed_size
+            self.current,  # current_player
+            self.turn,
+            self.winner,
+            self.truncated,
+            tuple(map(tuple, self.building)),  # building_piles
+            tuple(sorted(self.completed)),  # completed_cards
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dict; see ``docs/state-format.md``."""

@@ -16,20 +16,20 @@ order) can influence it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .cards import WILD
 from .config import GameConfig
 from .legal import generate_legal_moves
 from .moves import Move
 
-if TYPE_CHECKING:
-    from .state import GameState
-
 
 @dataclass(frozen=True)
 class SeatView:
-    """One seat's knowledge; all seat-indexed tuples use absolute seat numbers."""
+    """One seat's knowledge; all seat-indexed tuples use absolute seat numbers.
+
+    A game makes the view of each seat (:meth:`skipbo_env.rules.GameState.view`); tests and
+    tools may build one by hand.
+    """
 
     seat: int
     config: GameConfig
@@ -51,7 +51,7 @@ class SeatView:
     truncated: bool
     building_piles: tuple[tuple[int, ...], ...] = ()
     """The building piles' actual cards, bottom to top, wilds included (face up, R4, R12).
-    Defaults to empty for views built by hand; :meth:`from_state` always fills it."""
+    Defaults to empty for views built by hand; :meth:`GameState.view` always fills it."""
     completed_cards: tuple[int, ...] = field(default=(), compare=False)
     """The completed pile's cards, sorted: every seat saw them on the building piles before
     they were set aside (R13); only their order is hidden. Empty until a pile completes and
@@ -61,30 +61,6 @@ class SeatView:
     treats the completed pile's cards as hidden and mixes them with the unseen cards; once
     it keeps them in place, this field can compare like the others. Code that must tell
     two views apart by everything a seat knows compares it explicitly."""
-
-    @classmethod
-    def from_state(cls, state: GameState, seat: int) -> SeatView:
-        n = state.config.num_players
-        if type(seat) is not int or not 0 <= seat < n:
-            raise ValueError(f"seat must be an int in 0..{n - 1}, got {seat!r}")
-        return cls(
-            seat=seat,
-            config=state.config,
-            hand=tuple(state.hand_cards(seat)),
-            stock_tops=tuple(s[-1] if s else None for s in state.stocks),
-            stock_sizes=tuple(len(s) for s in state.stocks),
-            discard_piles=tuple(tuple(tuple(p) for p in piles) for piles in state.discards),
-            building_values=tuple(len(p) for p in state.building),
-            hand_sizes=tuple(sum(h) for h in state.hands),
-            draw_size=len(state.draw_pile),
-            completed_size=len(state.completed),
-            current_player=state.current,
-            turn=state.turn,
-            winner=state.winner,
-            truncated=state.truncated,
-            building_piles=tuple(tuple(p) for p in state.building),
-            completed_cards=tuple(sorted(state.completed)),
-        )
 
     # ------------------------------------------------------------ derived
     @property
