@@ -20,13 +20,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from agents.ppo import CheckpointError, PPOAgent
 from agents.tournament import run_tournament
 from support import TinyEnv
 
 import evaluate  # the repository script (tests run from the repository root)
 import train
-from agents import agent_label, is_checkpoint_spec, load_agent, make_agent
+from agents import CheckpointError, PPOAgent, agent_label, is_checkpoint_spec, load_agent, make_agent
 from skipbo_env import play
 from skipbo_env.agents.agentfile import METADATA_KEY, file_sha256, load_policy
 from skipbo_env.encoding import num_actions, observation_layout, observe

@@ -9,11 +9,10 @@ import sys
 import numpy as np
 import pytest
 from agents.heuristic import HeuristicAgent, placement_score, reach_chance
-from agents.ppo import CheckpointError, PPOAgent
 from conftest import W, make_state
 from support import TinyEnv
 
-from agents import AGENTS, Agent, AgentBase, load_agent, make_agent
+from agents import AGENTS, Agent, AgentBase, CheckpointError, PPOAgent, load_agent, make_agent
 from skipbo_env.encoding import (
     decode_action,
     encode_action,

@@ -188,10 +188,10 @@ def test_game_of_spaces():
 def test_checkpoint_of_other_features_version_is_refused(tmp_path):
     """A scorer checkpoint records the feature version; other code refuses it rather than play differently."""
     import gymnasium as gym
-    from agents.ppo import CheckpointError, PPOAgent
     from sb3_contrib import MaskablePPO
 
     import skipbo_env  # noqa: F401
+    from agents import CheckpointError, PPOAgent
     from skipbo_env.agents.scorer import FEATURES_VERSION
 
     model = MaskablePPO(ScorerPolicy, gym.make("SkipBo-v0"), n_steps=32, batch_size=32, seed=0, device="cpu",

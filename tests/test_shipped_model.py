@@ -6,9 +6,8 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from agents.ppo import CheckpointError
 
-from agents import load_agent, make_agent, shipped_agent_path
+from agents import CheckpointError, load_agent, make_agent, shipped_agent_path
 from skipbo_env.encoding import decode_action, observe
 from skipbo_env.episode import decisions
 from skipbo_env.rules import GameConfig, new_game

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from support import check_recipe_resumes, choice_positions, rewrite_net_file
 
-from skipbo_env.agents import load_agent
-from skipbo_env.agents.ppo import CheckpointError
+from skipbo_env.agents import CheckpointError, load_agent
 from skipbo_env.agents.turnnet import (
     FEATURE_SIZE,
     METADATA_KEY,

@@ -12,7 +12,7 @@
   name or the path of a safe agent file (``.safetensors``, :mod:`.agentfile`:
   loading it never unpickles anything) and returns the agent. Pickled
   checkpoints, a ``MaskablePPO`` ``.zip`` (:mod:`.ppo`) or an RLlib checkpoint
-  directory (``train_rllib.py``; needs the ``rllib`` extra, :mod:`.rllib`), can
+  directory (``train_rllib.py``; needs the ``rllib`` extra, :mod:`.rllib_agent`), can
   run code when loaded and need ``allow_pickle=True``.
 * ``load_agent("search")`` (or ``search:W``, ``search:W:C``) builds the search agent
   (:mod:`.search`: determinized turn search; it plays through ``act_view``).
@@ -40,7 +40,7 @@ from .registry import (
     make_agent,
     shipped_agent_path,
 )
-from .search import SearchAgent, parse_search_spec
+from .search import SearchAgent, SearchSettings, parse_search_spec
 
 __all__ = [
     "AGENTS",
@@ -54,6 +54,7 @@ __all__ = [
     "RandomAgent",
     "ScriptedAgent",
     "SearchAgent",
+    "SearchSettings",
     "agent_label",
     "as_agent",
     "derive_seed",

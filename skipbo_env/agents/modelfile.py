@@ -1,7 +1,7 @@
 """What every model file shares: the one checkpoint error, and the check that a network fits a game.
 
 Agent files (:mod:`.agentfile`), network files (:mod:`.netfile`), MaskablePPO checkpoints
-(:mod:`.ppo`), RLlib checkpoints (:mod:`.rllib`) and the training runs that write them all raise
+(:mod:`.ppo`), RLlib checkpoints (:mod:`.rllib_agent`) and the training runs that write them all raise
 :class:`CheckpointError`; the PPO loaders check a network's spaces with :func:`check_spaces`.
 """
 
