@@ -465,7 +465,7 @@ def decode_observation(vec: np.ndarray, config: GameConfig) -> ObservationFields
         return _cards_of_slots(_onehots(seat_piece(block, name), name))
 
     stock_tops = onehot_cards("stock_top")
-    stock_sizes = _rint(seat_piece(block, "stock_size")[:, 0], config.stock_size).tolist()  # type: ignore[arg-type]  # never None after GameConfig.__post_init__
+    stock_sizes = _rint(seat_piece(block, "stock_size")[:, 0], config.stock_size).tolist()
     hand_sizes = _rint(seat_piece(block, "hand_size")[:, 0], HAND_SIZE).tolist()
     tops = onehot_cards("discard_tops")
     seconds = onehot_cards("discard_seconds")

@@ -36,13 +36,13 @@ def card_of_play(obs: ObservationFields, move: Play) -> int | None:
     if move.source is Source.STOCK:
         return obs.me.stock_top
     if move.source is Source.DISCARD:
-        return obs.me.discard_tops[move.discard_pile]  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
+        return obs.me.discard_tops[move.source_pile]
     partner = obs.partner
     if partner is None:
         return None
     if move.source is Source.PARTNER_STOCK:
         return partner.stock_top
-    return partner.discard_tops[move.discard_pile]  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
+    return partner.discard_tops[move.source_pile]
 
 
 def _pick(options: Sequence[_T], rng: np.random.Generator) -> _T:
@@ -52,7 +52,7 @@ def _pick(options: Sequence[_T], rng: np.random.Generator) -> _T:
 def greedy_move(obs: ObservationFields, legal: Sequence[Move], rng: np.random.Generator) -> Move:
     """Stock first, then any other play except a hand wild, then a discard.
 
-    The priorities are fixed (issue 4); within each, the choice is:
+    The priorities are fixed; within each, the choice is:
 
     * **stock play** (a wild stock top fits every pile): onto the highest pile,
       so piles complete and their cards come back through the draw pile (R19);

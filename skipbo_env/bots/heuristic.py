@@ -406,10 +406,10 @@ class _Search:
             if card != WILD:
                 self.credit += w.hand_play
         elif source is Source.DISCARD:
-            self.own_depth[move.discard_pile] += 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
+            self.own_depth[move.source_pile] += 1
             self.credit += w.discard_play
         elif source is Source.PARTNER_DISCARD:
-            self.partner_depth[move.discard_pile] += 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
+            self.partner_depth[move.source_pile] += 1
             self.credit += w.partner_discard_play
         if card == WILD and source is not Source.STOCK and source is not Source.PARTNER_STOCK:
             self.credit -= w.wild_spent
@@ -426,9 +426,9 @@ class _Search:
         if source is Source.HAND:
             self.hand[card] += 1
         elif source is Source.DISCARD:
-            self.own_depth[move.discard_pile] -= 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
+            self.own_depth[move.source_pile] -= 1
         elif source is Source.PARTNER_DISCARD:
-            self.partner_depth[move.discard_pile] -= 1  # type: ignore[index]  # a discard source names its pile (Play.__post_init__)
+            self.partner_depth[move.source_pile] -= 1
 
 
 def _known(top: int | None, second: int | None) -> tuple[int, ...]:
@@ -454,7 +454,7 @@ def _predict(signature: tuple, move: Move) -> tuple | None:
         return None
     hand, building, *rest = signature
     hand = list(hand)
-    hand[move.card - 1] -= 1  # type: ignore[operator]  # a hand play names its card (Play.__post_init__)
+    hand[move.hand_card - 1] -= 1
     if not any(hand):
         return None  # R15: the refill draws unknown cards
     building = list(building)
@@ -470,7 +470,7 @@ def plan_turn(obs: ObservationFields, config: GameConfig, weights: HeuristicWeig
               ) -> tuple[Move, ...]:
     """The planner's best sequence from this position: plays, then a discard, end turn, or a
     final stock/refill play (empty when it considered nothing). The reference (Python) planner;
-    ``skipbo_env.vector.heuristic.compiled_plan`` is the same search compiled."""
+    ``skipbo_env.vector.compiled_heuristic.compiled_plan`` is the same search compiled."""
     return _Search(obs, config, weights).run()
 
 

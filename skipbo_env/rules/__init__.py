@@ -1,4 +1,4 @@
-"""The Skip-Bo rules (RULES.md R1–R28), with no RL dependency.
+"""The Skip-Bo rules (docs/rules.md, rule ids R1–R28), with no RL dependency.
 
 Typical use::
 

@@ -8,6 +8,7 @@ A card is a plain ``int``: ``1``..``12`` are number cards and :data:`WILD`
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeGuard
 
 WILD = 13
 """The Skip-Bo (wild) card."""
@@ -47,7 +48,7 @@ def missing_numbers(pile_value: int, card: int) -> tuple[int, ...]:
     before number ``card`` (1..12) fits there, in the order they are played.
 
     A pile showing ``v`` takes ``v + 1`` (R12); past 12 it is completed and
-    restarts at 1 (R13), so the chain wraps round 12. Empty when the card fits now.
+    restarts at 1 (R13), so the chain wraps from 12 back to 1. Empty when the card fits now.
     Example: a pile showing 10 needs ``(11, 12, 1)`` before a 2.
     """
     return tuple((pile_value + i) % PILE_COMPLETE + 1 for i in range(numbers_missing(pile_value, card)))
@@ -71,6 +72,6 @@ def card_name(card: int) -> str:
     return "SB" if card == WILD else str(card)
 
 
-def is_card(value: object) -> bool:
+def is_card(value: object) -> TypeGuard[int]:
     """True when ``value`` is an ``int`` card value (bools are rejected)."""
     return type(value) is int and 1 <= value <= WILD

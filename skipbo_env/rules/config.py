@@ -24,6 +24,19 @@ def default_stock_size(num_players: int, short_game: bool = False) -> int:
     return 30 if num_players <= 4 else 20
 
 
+def _resolve_stock_size(stock_size: int | None, num_players: int, short_game: bool) -> int:
+    """The stock size a configuration stores: the default for ``None``, else ``stock_size`` checked."""
+    if stock_size is None:
+        return default_stock_size(num_players, short_game)
+    _check_int("stock_size", stock_size, 1, DECK_SIZE // num_players)
+    if short_game and stock_size != SHORT_GAME_STOCK:
+        raise ConfigError(
+            "stock_size",
+            f"the short game (R26) deals stocks of {SHORT_GAME_STOCK}, got {stock_size}; drop stock_size or short_game",
+        )
+    return stock_size
+
+
 def _check_int(field: str, value: Any, low: int, high: int | None) -> None:
     if type(value) is not int:
         raise ConfigError(field, f"must be an int, got {type(value).__name__} {value!r}")
@@ -37,15 +50,15 @@ def _check_bool(field: str, value: Any) -> None:
         raise ConfigError(field, f"must be true or false, got {value!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class GameConfig:
     """Settings of one game. Every field is validated on construction.
 
     Attributes:
         num_players: 2..6 (R6).
-        stock_size: cards dealt to each stock. ``None`` picks the default:
-            30 for 2–4 players, 20 for 5–6 (R6), 10 in the short game (R26).
-            Any size from 1 up to ``162 // num_players`` is accepted.
+        stock_size: cards dealt to each stock. The constructor's ``None`` (its default) picks
+            the default size, stored resolved: 30 for 2–4 players, 20 for 5–6 (R6), 10 in the
+            short game (R26). Any size from 1 up to ``162 // num_players`` is accepted.
         short_game: the short game (R26): stocks of 10 cards.
         partner_game: the partner game (R27), 4 or 6 players, partners
             opposite (seats ``i`` and ``i + n/2``).
@@ -64,42 +77,55 @@ class GameConfig:
             would never be reached (docs/rules.md).
     """
 
-    num_players: int = 2
-    stock_size: int | None = None
-    short_game: bool = False
-    partner_game: bool = False
-    allow_wild_discard: bool = True
-    must_play_stock: bool = False
-    first_player: int | None = None
-    turn_limit: int = DEFAULT_TURN_LIMIT
-    move_limit: int = DEFAULT_MOVE_LIMIT
+    num_players: int
+    stock_size: int
+    short_game: bool
+    partner_game: bool
+    allow_wild_discard: bool
+    must_play_stock: bool
+    first_player: int | None
+    turn_limit: int
+    move_limit: int
 
-    def __post_init__(self) -> None:
-        _check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
-        for name in ("short_game", "partner_game", "allow_wild_discard", "must_play_stock"):
-            _check_bool(name, getattr(self, name))
-        max_stock = DECK_SIZE // self.num_players
-        if self.stock_size is None:
-            object.__setattr__(
-                self, "stock_size", default_stock_size(self.num_players, self.short_game)
-            )
-        else:
-            _check_int("stock_size", self.stock_size, 1, max_stock)
-            if self.short_game and self.stock_size != SHORT_GAME_STOCK:
-                raise ConfigError(
-                    "stock_size",
-                    f"the short game (R26) deals stocks of {SHORT_GAME_STOCK}, "
-                    f"got {self.stock_size}; drop stock_size or short_game",
-                )
-        if self.partner_game and self.num_players not in (4, 6):
+    def __init__(
+        self,
+        num_players: int = 2,
+        stock_size: int | None = None,
+        short_game: bool = False,
+        partner_game: bool = False,
+        allow_wild_discard: bool = True,
+        must_play_stock: bool = False,
+        first_player: int | None = None,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
+        move_limit: int = DEFAULT_MOVE_LIMIT,
+    ) -> None:
+        _check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
+        for name, flag in (("short_game", short_game), ("partner_game", partner_game),
+                           ("allow_wild_discard", allow_wild_discard), ("must_play_stock", must_play_stock)):
+            _check_bool(name, flag)
+        resolved_stock = _resolve_stock_size(stock_size, num_players, short_game)
+        if partner_game and num_players not in (4, 6):
             raise ConfigError(
                 "partner_game",
-                f"needs 4 or 6 players (two teams, partners opposite), got {self.num_players}",
+                f"needs 4 or 6 players (two teams, partners opposite), got {num_players}",
             )
-        if self.first_player is not None:
-            _check_int("first_player", self.first_player, 0, self.num_players - 1)
-        _check_int("turn_limit", self.turn_limit, 1, None)
-        _check_int("move_limit", self.move_limit, 1, None)
+        if first_player is not None:
+            _check_int("first_player", first_player, 0, num_players - 1)
+        _check_int("turn_limit", turn_limit, 1, None)
+        _check_int("move_limit", move_limit, 1, None)
+        values = {
+            "num_players": num_players,
+            "stock_size": resolved_stock,
+            "short_game": short_game,
+            "partner_game": partner_game,
+            "allow_wild_discard": allow_wild_discard,
+            "must_play_stock": must_play_stock,
+            "first_player": first_player,
+            "turn_limit": turn_limit,
+            "move_limit": move_limit,
+        }
+        for name, value in values.items():  # frozen: set once, here
+            object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------------ seats
     @property
@@ -129,7 +155,7 @@ class GameConfig:
 
     # ---------------------------------------------------------- dict round trip
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict with every field resolved (``stock_size`` never ``None``)."""
+        """JSON-safe dict of every field (``stock_size`` resolved)."""
         return dataclasses.asdict(self)
 
     @classmethod

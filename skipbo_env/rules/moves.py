@@ -67,9 +67,24 @@ class Play:
         elif self.discard_pile is not None:
             raise ValueError(f"discard_pile is only given for discard sources, not {self.source.name}")
 
+    @property
+    def hand_card(self) -> int:
+        """The card of a hand play; ``ValueError`` for the other sources (they name no card)."""
+        if self.card is None:
+            raise ValueError(f"a {self.source.name} play names no card")
+        return self.card
+
+    @property
+    def source_pile(self) -> int:
+        """The discard pile a discard or partner-discard play takes from; ``ValueError`` for the other
+        sources (they name none)."""
+        if self.discard_pile is None:
+            raise ValueError(f"a {self.source.name} play names no discard pile")
+        return self.discard_pile
+
     def __str__(self) -> str:
         if self.source is Source.HAND:
-            origin = f"hand {card_name(self.card)}"  # type: ignore[arg-type]  # checked in __post_init__
+            origin = f"hand {card_name(self.hand_card)}"
         elif self.source in _DISCARD_SOURCES:
             owner = "partner discard" if self.source is Source.PARTNER_DISCARD else "discard"
             origin = f"{owner} {self.discard_pile}"

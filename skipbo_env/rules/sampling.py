@@ -44,6 +44,8 @@ Decisions, documented here and in ``docs/search.md``:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .cards import DECK_SIZE, EXPECTED_COUNTS, WILD, card_name
@@ -51,7 +53,7 @@ from .errors import StateError
 from .state import GameState
 from .view import SeatView
 
-__all__ = ["hidden_sizes", "sample_state", "sample_states", "seen_counts", "unseen_cards", "unseen_counts"]
+__all__ = ["HiddenSizes", "hidden_sizes", "sample_state", "sample_states", "seen_counts", "unseen_cards", "unseen_counts"]
 
 
 def seen_counts(view: SeatView) -> list[int]:
@@ -103,14 +105,24 @@ def unseen_cards(view: SeatView) -> list[int]:
     return [v for v in range(1, WILD + 1) for _ in range(counts[v])]
 
 
-def hidden_sizes(view: SeatView) -> dict[str, object]:
-    """How many cards each hidden place holds: ``hands`` (per seat, 0 for the viewer),
-    ``stocks`` (per seat, cards below the top), ``draw`` and ``total``."""
+class HiddenSizes(NamedTuple):
+    """How many cards each hidden place of a view holds."""
+
+    hands: list[int]
+    """Per seat, 0 for the viewer."""
+    stocks: list[int]
+    """Per seat, the cards below the face-up top."""
+    draw: int
+    total: int
+
+
+def hidden_sizes(view: SeatView) -> HiddenSizes:
+    """How many cards each hidden place holds (see :class:`HiddenSizes`)."""
     n = view.config.num_players
     hands = [0 if s == view.seat else view.hand_sizes[s] for s in range(n)]
     stocks = [max(0, size - 1) for size in view.stock_sizes]
     total = sum(hands) + sum(stocks) + view.draw_size
-    return {"hands": hands, "stocks": stocks, "draw": view.draw_size, "total": total}
+    return HiddenSizes(hands, stocks, view.draw_size, total)
 
 
 def _check_building(view: SeatView) -> None:
@@ -131,15 +143,15 @@ def _check_building(view: SeatView) -> None:
         )
 
 
-def _plan(view: SeatView) -> tuple[np.ndarray, dict[str, object]]:
+def _plan(view: SeatView) -> tuple[np.ndarray, HiddenSizes]:
     counts = unseen_counts(view)
     pool = np.repeat(np.arange(WILD + 1, dtype=np.int64), counts)
     sizes = hidden_sizes(view)
-    if pool.size != sizes["total"]:
+    if pool.size != sizes.total:
         raise StateError(
             "view",
             f"{pool.size} cards are unseen but the hidden places (other hands, stocks below their tops, "
-            f"draw pile) hold {sizes['total']}: no game of {DECK_SIZE} cards (R1) has this view",
+            f"draw pile) hold {sizes.total}: no game of {DECK_SIZE} cards (R1) has this view",
         )
     return pool, sizes
 
@@ -156,8 +168,7 @@ def sample_states(view: SeatView, rng: np.random.Generator, n: int) -> list[Game
     config = view.config
     seat = view.seat
     num = config.num_players
-    hand_sizes: list[int] = sizes["hands"]  # type: ignore[assignment]
-    stock_below: list[int] = sizes["stocks"]  # type: ignore[assignment]
+    hand_sizes, stock_below = sizes.hands, sizes.stocks
     own_hand = [0] * (WILD + 1)
     for card in view.hand:
         own_hand[card] += 1

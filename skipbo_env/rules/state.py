@@ -224,16 +224,18 @@ class GameState:
         # names its card, a discard source its pile, and partner sources exist only with a partner.
         card: int
         if source is Source.HAND:
-            card = move.card  # type: ignore[assignment]  # a hand play names its card
+            card = move.hand_card
             self.hands[seat][card] -= 1
         elif source is Source.STOCK:
             card = self.stocks[seat].pop()  # R14: the next card is now the top
         elif source is Source.DISCARD:
-            card = self.discards[seat][move.discard_pile].pop()  # type: ignore[index]  # a discard source names its pile
+            card = self.discards[seat][move.source_pile].pop()
         elif source is Source.PARTNER_STOCK:
-            card = self.stocks[partner].pop()  # type: ignore[index]  # only legal with a partner
+            assert partner is not None  # partner sources are legal only in the partner game
+            card = self.stocks[partner].pop()
         else:
-            card = self.discards[partner][move.discard_pile].pop()  # type: ignore[index]  # partner and pile set
+            assert partner is not None  # partner sources are legal only in the partner game
+            card = self.discards[partner][move.source_pile].pop()
         pile = self.building[move.build_pile]
         pile.append(card)
         if len(pile) == PILE_COMPLETE:  # R13
@@ -364,20 +366,22 @@ def validate_deck(deck: Sequence[object]) -> list[int]:
     """Check that ``deck`` is the 162 cards (R1) and return it as a list of ints."""
     if isinstance(deck, str | bytes) or not isinstance(deck, Sequence | np.ndarray):
         raise StateError("deck", f"must be a sequence of {DECK_SIZE} cards")
-    cards = [int(c) if isinstance(c, np.integer) else c for c in deck]
-    if len(cards) != DECK_SIZE:
-        raise StateError("deck", f"must hold {DECK_SIZE} cards (R1), got {len(cards)}")
-    for i, card in enumerate(cards):
+    if len(deck) != DECK_SIZE:
+        raise StateError("deck", f"must hold {DECK_SIZE} cards (R1), got {len(deck)}")
+    cards: list[int] = []
+    for i, item in enumerate(deck):
+        card = int(item) if isinstance(item, np.integer) else item
         if not is_card(card):
             raise StateError(f"deck[{i}]", f"not a card (1..12 or {WILD} for a wild): {card!r}")
-    counts = card_counts(cards)  # type: ignore[arg-type]  # every item passed is_card above
+        cards.append(card)
+    counts = card_counts(cards)
     for value in range(1, WILD + 1):
         if counts[value] != EXPECTED_COUNTS[value]:
             raise StateError(
                 "deck",
                 f"holds {counts[value]} x {card_name(value)}, expected {EXPECTED_COUNTS[value]} (R1)",
             )
-    return cards  # type: ignore[return-value]  # every item passed is_card: a list of ints
+    return cards
 
 
 def new_game(
@@ -411,7 +415,7 @@ def new_game(
     else:
         cards = validate_deck(deck)
     stocks: list[list[int]] = [[] for _ in range(n)]
-    for _ in range(config.stock_size):  # type: ignore[arg-type]  # GameConfig.__post_init__ resolves None
+    for _ in range(config.stock_size):
         for k in range(n):
             stocks[(first + k) % n].append(cards.pop())
     state = GameState(
