@@ -39,12 +39,13 @@ def rllib_observation(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def rllib_observation_space(space: spaces.Dict) -> spaces.Dict:
     """The observation space matching :func:`rllib_observation`."""
-    box: spaces.Box = space["observation"]  # type: ignore[assignment]  # the AEC env's observation is a Box
-    n = space["action_mask"].shape[0]  # type: ignore[index]  # a Box: it has a shape
+    box, mask = space["observation"], space["action_mask"]
+    if not isinstance(box, spaces.Box) or not isinstance(mask, spaces.Box):
+        raise TypeError(f"the AEC env's observation space holds two Boxes, got {space}")
     return spaces.Dict(
         {
             "observations": spaces.Box(box.low, box.high, dtype=np.float32),
-            "action_mask": spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
+            "action_mask": spaces.Box(0.0, 1.0, (mask.shape[0],), dtype=np.float32),
         }
     )
 
@@ -65,7 +66,8 @@ class SkipBoRLlibEnv(PettingZooEnv):
         self.observation_spaces = {
             aid: rllib_observation_space(space) for aid, space in self.observation_spaces.items()
         }
-        self.observation_space = spaces.Dict(self.observation_spaces)  # type: ignore[arg-type]  # dict is invariant
+        per_agent: dict[str, spaces.Space] = dict(self.observation_spaces)
+        self.observation_space = spaces.Dict(per_agent)
         # PettingZooEnv takes the agent ids from a set; keep the seat order.
         self.agents = list(self.env.possible_agents)
         self.possible_agents = list(self.env.possible_agents)
