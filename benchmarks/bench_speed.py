@@ -1,15 +1,14 @@
-"""Issue 15's figures in one run: tournaments, the AEC env against ``connect_four_v3``, PPO training.
+"""Speed figures in one run: tournaments, the AEC env against ``connect_four_v3``, PPO training.
 
 Prints, each as a ratio against its reference measured in the same run on this machine:
 
 * **Tournaments** (``run_tournament``, one worker): games/s of heuristic vs greedy and of the shipped
-  PPO agent (``ppo-2p``) vs the heuristic, played (a) the way ``evaluate.py`` played them before
-  issue 15 (one game at a time, every agent fed the observation vector: scripted agents decode it,
-  the network does one forward pass per decision, the heuristic plans in Python) and (b) as
-  ``evaluate.py`` plays them now: ``batch_size`` games at once in the batched engine, the scripted
-  seats replayed in compiled code (the compiled planner for the heuristic), the network one forward
-  pass per step over all its games. Both paths give identical games (checked here and by
-  tests/test_engine_games.py).
+  PPO agent (``ppo-2p``) vs the heuristic, played (a) one game at a time on the rules core, every
+  agent fed the observation vector (scripted agents decode it, the network does one forward pass
+  per decision, the heuristic plans in Python) and (b) as ``evaluate.py`` plays them:
+  ``batch_size`` games at once in the batched engine, the scripted seats replayed in compiled code
+  (the compiled planner for the heuristic), the network one forward pass per step over all its games.
+  Both paths give identical games (checked here and by tests/test_engine_games.py).
 * **AEC env**: steps/s of ``skipbo_env.env()`` and ``raw_env()`` against PettingZoo's
   ``connect_four_v3.env()`` and ``raw_env()`` in the same random-play loop (``last()``, then
   ``step()`` with a random legal action), 2 players.
@@ -46,7 +45,7 @@ from skipbo_env.rules import GameConfig  # noqa: E402
 
 
 class VectorOnly:
-    """An agent seen through ``act`` only: the path every agent took before issue 15."""
+    """An agent seen through ``act`` only (the observation vector, one decision at a time)."""
 
     def __init__(self, agent):
         self.agent = agent
@@ -66,7 +65,7 @@ def _python_agent(spec, config, seed=None, **kwargs):
 
 
 def tournament_rate(specs, games: int, batch: int, vector_only: bool, profile: pstats.Stats | None = None):
-    """(games/s, result) of a one-worker tournament; ``vector_only`` plays as before issue 15: the
+    """(games/s, result) of a one-worker tournament; ``vector_only`` plays one game at a time: the
     rules-core loop, every agent through ``act`` (the observation vector), the Python planner."""
     original, engine_games = T.load_agent, T._engine_games
     if vector_only:
@@ -90,7 +89,7 @@ def tournament_rate(specs, games: int, batch: int, vector_only: bool, profile: p
 
 def tournaments(games: int, batch: int) -> list[str]:
     lines = ["## Tournaments (one worker, 2 players, seed 0)", "",
-             "| match | games | before issue 15 (games/s) | now (games/s) | ratio | same games |",
+             "| match | games | one at a time (games/s) | batched (games/s) | ratio | same games |",
              "|---|---:|---:|---:|---:|---|"]
     for specs in (("heuristic", "greedy"), ("ppo-2p", "heuristic")):
         old, a = tournament_rate(specs, games, 1, vector_only=True)
@@ -179,7 +178,7 @@ def engine_alone(config_path: str, steps: int) -> float:
     """Learner steps/s of the batched learner alone (random legal learner actions, the config's
     opponents mix played in every game by its first opponent kind list, autoreset): the env side
     of training with no network."""
-    from skipbo_env.training.config import TrainConfig
+    from skipbo_env.training.settings import TrainConfig
     from skipbo_env.vector.learner import LearnerBatch
 
     cfg = TrainConfig.from_yaml(config_path)
@@ -208,7 +207,7 @@ def training(config_path: str, steps: int) -> list[str]:
 
     from sb3_contrib import MaskablePPO
 
-    from skipbo_env.training.cli import main as train_main
+    from skipbo_env.training.commands import main as train_main
     from skipbo_env.training.run import Trainer
 
     owners = {"collect_rollouts": MaskablePPO, "train": MaskablePPO, "_evaluate": Trainer}
