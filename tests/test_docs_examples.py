@@ -1,11 +1,15 @@
-"""README truth: every ```python and ```bash block of README.md and docs/ runs as written.
+"""README truth: every ```python and ```bash block of README.md and the user pages of docs/ runs as written.
 
 Each block is run on its own, exactly as it stands in the file, in a fresh
-subprocess whose working directory is the repository root (`python` and the
-project's console scripts on PATH are this interpreter's, as in an activated
-virtual environment; one thread per process). A block that fails makes its
-test fail with the file and line of its opening fence, its exit status and the
-end of its output.
+subprocess whose working directory is the repository root, with the
+interpreter that runs the tests: `python` and the project's console scripts
+on PATH are this interpreter's, as in an activated virtual environment (one
+thread per process), so the blocks say `python ...`, never a path to one
+virtual environment. A block that fails makes its test fail with the file and
+line of its opening fence, its exit status and the end of its output.
+
+The research log (`docs/research/`) records commands as they were run at the
+time; its blocks are not run (nor counted).
 
 A block that cannot run in CI as written (it needs the `rllib` extra, a long
 training run, a cluster, a person at the keyboard) is excluded only by an
@@ -55,8 +59,15 @@ class Block:
         return f"{self.name}:{self.line}"
 
 
+RESEARCH_LOG = ROOT / "docs" / "research"
+# A running block calls the interpreter on PATH, not one virtual environment's.
+VENV_PATH = re.compile(r"(?<![\w-])\.venv[\w-]*/bin/")
+
+
 def doc_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    """README.md and the user pages of docs/ (the research log is a record, not run)."""
+    pages = [p for p in sorted((ROOT / "docs").rglob("*.md")) if RESEARCH_LOG not in p.parents]
+    return [ROOT / "README.md", *pages]
 
 
 def extract_blocks(path: Path, root: Path = ROOT) -> list[Block]:
@@ -112,6 +123,12 @@ def tail(text: str) -> str:
 def test_doc_block_runs(block: Block) -> None:
     if block.excluded is not None:
         pytest.skip(f"{block.where}: not run: {block.excluded}")
+    if VENV_PATH.search(block.code):
+        pytest.fail(
+            f"{block.where}: this block names a virtual environment's interpreter; write `python`, "
+            "which is the interpreter running the tests",
+            pytrace=False,
+        )
     if block.lang == "bash" and ENV_CHANGING.search(block.code):
         pytest.fail(
             f"{block.where}: this block changes an environment (installs, venvs, clusters); "
@@ -185,3 +202,15 @@ def test_extractor_reads_markers_and_indented_blocks(tmp_path: Path) -> None:
         (11, "python", "print(1)\n", None),
         (15, "json", "{}\n", None),
     ]
+
+
+def test_doc_files_are_the_readme_and_the_user_pages() -> None:
+    files = doc_files()
+    assert files[0] == ROOT / "README.md" and ROOT / "docs" / "search.md" in files
+    assert not [p for p in files if RESEARCH_LOG in p.parents]
+
+
+def test_a_block_naming_a_venv_interpreter_is_caught() -> None:
+    assert VENV_PATH.search(".venv/bin/python evaluate.py")
+    assert VENV_PATH.search("x && .venv-rllib/bin/python train_rllib.py")
+    assert not VENV_PATH.search("python evaluate.py --out runs/.venvs")
