@@ -1,4 +1,4 @@
-"""Train a MaskablePPO agent: the repository's script for ``skipbo train`` (skipbo_env/training/cli.py).
+"""Train a MaskablePPO agent: the repository's script for ``skipbo train`` (skipbo_env/training/commands.py).
 
     python train.py --config configs/quick.yaml
     python train.py --resume runs/default
@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
-from skipbo_env.training.cli import build_parser, parse_overrides
-from skipbo_env.training.cli import main as _main
+from skipbo_env.training.commands import build_parser, parse_overrides
+from skipbo_env.training.commands import main as _main
 
 __all__ = ["build_parser", "main", "parse_overrides"]
 

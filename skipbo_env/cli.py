@@ -22,7 +22,7 @@ from . import __version__
 from .extras import MissingExtraError
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "train": ("skipbo_env.training.cli", "train a MaskablePPO agent against scripted opponents"),
+    "train": ("skipbo_env.training.commands", "train a MaskablePPO agent against scripted opponents"),
     "evaluate": ("skipbo_env.evaluation", "seat-balanced, deal-paired tournaments between agents"),
     "play": ("skipbo_env.play", "play against agents in the terminal"),
     "replay": ("skipbo_env.play", "step through a recorded game (a file from evaluate or play)"),

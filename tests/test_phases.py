@@ -9,8 +9,8 @@ from support import tiny_config
 
 from skipbo_env.rules import ConfigError
 from skipbo_env.training.checkpoints import load_latest
-from skipbo_env.training.config import TrainConfig
 from skipbo_env.training.run import train as run_training
+from skipbo_env.training.settings import TrainConfig
 
 PHASES = [
     {"start": 128, "set": {"opponents.mix": {"greedy": 1}, "ppo.learning_rate": 1.0e-4}},

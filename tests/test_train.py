@@ -19,9 +19,9 @@ from support import tiny_config
 import train
 from skipbo_env.rules import ConfigError
 from skipbo_env.training.checkpoints import CheckpointError, load_latest
-from skipbo_env.training.config import TrainConfig
 from skipbo_env.training.run import load_run_config
 from skipbo_env.training.run import train as run_training
+from skipbo_env.training.settings import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,9 +38,9 @@ def rows(run_dir: Path) -> list[dict]:
 def test_shipped_configs_load():
     """Every shipped config loads: PPO configurations as TrainConfig, recipe files (``recipe:
     turnnet``, ``recipe: value``) as their recipe's configuration."""
-    from skipbo_env.training.config import recipe_of
-    from skipbo_env.training.turnnet import TurnNetConfig, is_recipe_file
-    from skipbo_env.training.valuenet import ValueNetConfig
+    from skipbo_env.training.recipe_settings import TurnNetConfig, ValueNetConfig
+    from skipbo_env.training.settings_io import recipe_of
+    from skipbo_env.training.turn_recipe import is_recipe_file
 
     paths = sorted((ROOT / "configs").glob("*.yaml"))
     recipes = {p.name: recipe_of(p) for p in paths if recipe_of(p) is not None}

@@ -1,4 +1,4 @@
-"""The turn network (skipbo_env.agents.turnnet) and its recipe (skipbo_env.training.turnnet):
+"""The turn network (skipbo_env.agents.turnnet) and its recipe (skipbo_env.training.turn_recipe):
 features read only the seat's view, legal and deterministic play, safe agent files that refuse
 bad input by name, and a tiny end-to-end run of the recipe's config."""
 
@@ -221,19 +221,19 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     export, check; the same command again reuses the finished label shards; a changed setting
     under the same run name is refused; the shipped config loads."""
     pytest.importorskip("numba")
-    from skipbo_env.training import cli
-    from skipbo_env.training.turnnet import TurnNetConfig
+    from skipbo_env.training import commands
+    from skipbo_env.training.recipe_settings import TurnNetConfig
 
     config = tmp_path / "tiny.yaml"
     config.write_text(TINY.format(runs=tmp_path / "runs"))
-    assert cli.main(["--config", str(config), "--no-progress"]) == 0
+    assert commands.main(["--config", str(config), "--no-progress"]) == 0
     run = tmp_path / "runs" / "tiny"
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["checks"]["heuristic"]["games"] == 2 and metrics["fit"]["positions"] > 10
     assert (run / "fit.csv").read_text().count("\n") == 3
     agent = load_agent(str(run / "turnnet.safetensors"), GameConfig())
     assert isinstance(agent, TurnNetAgent)
-    check_recipe_resumes(cli.main, config, run, "turnnet.safetensors", "labels", "not a label shard", capsys)
+    check_recipe_resumes(commands.main, config, run, "turnnet.safetensors", "labels", "not a label shard", capsys)
     shipped = TurnNetConfig.from_yaml(ROOT / "configs" / "turnnet_2p.yaml")
     assert shipped.labels.teacher.startswith("search")
 
@@ -249,7 +249,7 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
 ])
 def test_recipe_config_errors_name_the_key(tmp_path, override, message):
     from skipbo_env.rules import ConfigError
-    from skipbo_env.training.turnnet import TurnNetConfig
+    from skipbo_env.training.recipe_settings import TurnNetConfig
 
     with pytest.raises(ConfigError, match=message):
         TurnNetConfig.from_yaml(ROOT / "configs" / "turnnet_2p.yaml", override)

@@ -1,4 +1,4 @@
-"""Value networks (skipbo_env.agents.valuenet), their recipe (skipbo_env.training.valuenet) and the
+"""Value networks (skipbo_env.agents.valuenet), their recipe (skipbo_env.training.value_recipe) and the
 search agent's use of them: safe files that refuse bad input by name, self-play positions with
 their winners, a tiny end-to-end run of the recipe's config, and the 6-player search's default
 value (docs/search.md)."""
@@ -131,7 +131,7 @@ def test_search_scores_add_the_win_chance(value_file):
 
 
 def test_self_play_positions_carry_their_seat_and_winner():
-    from skipbo_env.training.valuenet import self_play_positions
+    from skipbo_env.training.value_recipe import self_play_positions
 
     config = GameConfig(num_players=3, short_game=True)
     out = self_play_positions(config, 30, seed=5, share=0.5, draw=np.random.default_rng(1))
@@ -178,11 +178,11 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     export; the same command again reuses the finished shards and gives the same network; a
     changed setting under the same run name is refused; a corrupt shard is refused by name."""
     pytest.importorskip("torch")
-    from skipbo_env.training import cli
+    from skipbo_env.training import commands
 
     config = tmp_path / "tiny.yaml"
     config.write_text(TINY.format(runs=tmp_path / "runs"))
-    assert cli.main(["--config", str(config), "--no-progress"]) == 0
+    assert commands.main(["--config", str(config), "--no-progress"]) == 0
     run = tmp_path / "runs" / "tiny"
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["fit"]["positions"] > 100 and metrics["fit"]["heldout_positions"] > 0
@@ -190,7 +190,7 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     assert (run / "fit.csv").read_text().count("\n") == 3
     short = GameConfig(num_players=6, short_game=True)
     assert load_value_net(run / "value.safetensors", short).description["provenance"]["recipe"] == "value"
-    check_recipe_resumes(cli.main, config, run, "value.safetensors", "positions", "not a position shard", capsys)
+    check_recipe_resumes(commands.main, config, run, "value.safetensors", "positions", "not a position shard", capsys)
 
 
 @pytest.mark.parametrize(("override", "message"), [
@@ -202,16 +202,16 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
 ])
 def test_recipe_config_errors_name_the_key(override, message):
     from skipbo_env.rules import ConfigError
-    from skipbo_env.training.valuenet import ValueNetConfig
+    from skipbo_env.training.recipe_settings import ValueNetConfig
 
     with pytest.raises(ConfigError, match=message):
         ValueNetConfig.from_yaml(ROOT / "configs" / "value_6p.yaml", override)
 
 
 def test_an_unknown_recipe_is_refused_by_name(tmp_path, capsys):
-    from skipbo_env.training import cli
+    from skipbo_env.training import commands
 
     config = tmp_path / "odd.yaml"
     config.write_text("recipe: distill\nname: odd\n")
-    assert cli.main(["--config", str(config)]) == 2
+    assert commands.main(["--config", str(config)]) == 2
     assert "unknown recipe 'distill'" in capsys.readouterr().err

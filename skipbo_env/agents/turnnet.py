@@ -9,7 +9,7 @@ cards' shares, chances to reach a stock top); a small network (:class:`TurnNet`,
 time) scores each description in one batched forward pass, and the agent plays the best
 candidate's first move (the rest of the sequence as :class:`~skipbo_env.agents.turns.TurnAgent`
 plays plans). The network was fitted to the scores the 2-player search agent gives the same
-candidates (``skipbo_env.training.turnnet``, ``configs/turnnet_2p.yaml``): it learns, from the
+candidates (``skipbo_env.training.turn_recipe``, ``configs/turnnet_2p.yaml``): it learns, from the
 seat's view alone, what the search measures by simulating the opponent's reply in sampled worlds.
 
 The 2-player game only: the features read one opponent.

@@ -2,7 +2,7 @@
 
 A :class:`ValueNet` maps the observation vector of one seat (:mod:`skipbo_env.encoding`, seats
 relative to the observer, so it reads every seat's position alike) to the chance that this seat
-wins the game, fitted to the winners of self-play games (:mod:`skipbo_env.training.valuenet`,
+wins the game, fitted to the winners of self-play games (:mod:`skipbo_env.training.value_recipe`,
 ``configs/value_6p.yaml``). The search agent reads it at the end of its simulations
 (:class:`~skipbo_env.agents.search.SearchAgent`, ``value`` / ``value_net``): the shipped
 ``value-6p`` scores the 6-player search's horizon by default (docs/search.md).

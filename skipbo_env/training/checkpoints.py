@@ -30,8 +30,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agents.agentfile import (
+    SUFFIX,
+    checkpoint_format,
+    file_sha256,
+    load_policy,
+    pickle_refusal,
+    write_agent_file,
+)
 from ..agents.ppo import CheckpointError, load_maskable_ppo
+from ..agents.scorer import game_of_spaces
 from ..records import write_bytes_atomic, write_json_atomic
+from .settings import TrainConfig
 
 __all__ = ["CheckpointError", "RunLock", "RunLockedError", "RunWriteError", "TrainState", "export_agent",
            "load_best_score", "load_latest", "lock_run_dir", "model_bytes", "remove_stale_files",
@@ -317,15 +327,6 @@ def export_agent(
         CheckpointError: ``src`` is missing or not a MaskablePPO checkpoint, ``allow_pickle`` is not
             given, ``dst`` does not end in ``.safetensors``, or the run's configuration is unreadable.
     """
-    from ..agents.agentfile import (
-        SUFFIX,
-        checkpoint_format,
-        file_sha256,
-        load_policy,
-        pickle_refusal,
-        write_agent_file,
-    )
-
     src, dst = Path(src), Path(dst)
     if dst.suffix != SUFFIX:
         raise CheckpointError(dst, f"the exported agent file's name must end in {SUFFIX} (the safe format; "
@@ -342,15 +343,11 @@ def export_agent(
     folders = [src.parent] + ([src.parent.parent] if src.parent.name in ("checkpoints", "pool") else [])
     run_config = next((f / "config.yaml" for f in folders if (f / "config.yaml").is_file()), None)
     if game is None and run_config is not None:  # the game of the run src belongs to
-        from .config import TrainConfig
-
         try:
             game = TrainConfig.from_yaml(run_config).game
         except Exception as exc:  # the configuration's own errors (YAML, fields, values)
             raise CheckpointError(run_config, f"cannot read the run's game configuration ({exc})") from exc
     if game is None:  # the standard game of the policy's sizes
-        from .policy import game_of_spaces
-
         try:
             game = game_of_spaces(int(model.observation_space.shape[0]), int(model.action_space.n))
         except (ValueError, TypeError, IndexError) as exc:

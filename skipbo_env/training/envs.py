@@ -19,8 +19,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from ..rules import GameConfig
 from ..single import SkipBoSingleEnv
 from ..vector import make_vec_env as make_batched_vec_env
-from .config import TrainConfig
 from .opponents import OpponentDraws
+from .settings import TrainConfig
 
 
 class OpponentDrawEnv(SkipBoSingleEnv):

@@ -51,14 +51,21 @@ def _parse(path: Path) -> tuple[list[dict[str, str]], list[str]]:
     return rows, problems
 
 
-def _complete(row: dict[str, str | None]) -> bool:
-    if None in row or any(row.get(name) is None for name in METRIC_FIELDS):
+_INT_FIELDS = ("timesteps", "stage", "games")
+_FLOAT_FIELDS = ("wall_seconds", "win_rate", "ci_low", "ci_high", "truncation_rate", "mean_turns")
+
+
+def _complete(row: dict[str | None, str | None]) -> bool:
+    """Every column present (and no extra values) and every number readable."""
+    values = [row.get(name) for name in METRIC_FIELDS]
+    if None in row or any(value is None for value in values):
         return False
     try:
-        for name in ("timesteps", "stage", "games"):
-            int(row[name])  # type: ignore[arg-type]  # no None: checked above
-        for name in ("wall_seconds", "win_rate", "ci_low", "ci_high", "truncation_rate", "mean_turns"):
-            float(row[name])  # type: ignore[arg-type]  # no None: checked above
+        for name, value in zip(METRIC_FIELDS, values, strict=True):
+            if value is not None and name in _INT_FIELDS:
+                int(value)
+            elif value is not None and name in _FLOAT_FIELDS:
+                float(value)
     except ValueError:
         return False
     return True

@@ -20,7 +20,7 @@ from ..agents import PPOAgent, is_checkpoint_spec
 from ..bots import BOTS
 from ..rules import ConfigError, GameConfig
 from .checkpoints import TrainState
-from .config import TrainConfig
+from .settings import TrainConfig
 
 
 def opponent_weights(cfg: TrainConfig, state: TrainState) -> dict[str, float]:

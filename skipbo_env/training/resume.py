@@ -19,9 +19,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
 from ..agents.ppo import CheckpointError, check_spaces, load_maskable_ppo
+from ..agents.scorer import ScorerPolicy
 from ..rules import ConfigError
-from .config import PPOSettings, TrainConfig
+from .settings import PPOSettings, TrainConfig
 
 RESUMABLE_PPO = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
                  "ent_coef", "vf_coef", "max_grad_norm")
@@ -62,11 +66,6 @@ def load_for_resume(path: Path, cfg: TrainConfig, n_envs: int) -> Any:
 
 def check_policy(path: str | os.PathLike, policy: Any, ppo: PPOSettings) -> None:
     """Raise :class:`CheckpointError` unless ``policy`` is of the class and architecture ``ppo`` describes."""
-    import torch  # loaded with the checkpoint already
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from .policy import ScorerPolicy
-
     kinds: dict[type, str] = {MaskableActorCriticPolicy: "mlp", ScorerPolicy: "scorer"}
     kind = kinds.get(type(policy), type(policy).__name__)
     if kind != ppo.policy:

@@ -44,6 +44,7 @@ from tqdm import tqdm
 
 from ..agents.agentfile import load_policy
 from ..agents.registry import SHIPPED, shipped_agent_path
+from ..agents.scorer import FEATURES_VERSION, ScorerPolicy
 from ..agents.tournament import lineups, run_tournament, worker_pool
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
@@ -59,13 +60,12 @@ from .checkpoints import (
     save_checkpoint,
     writing,
 )
-from .config import TrainConfig
 from .envs import make_vec_env
 from .metrics import append_rows, evaluated_at, plot_learning_curve, print_summary, trim_rows
 from .opponents import BatchedOpponents, opponent_weights
-from .policy import FEATURES_VERSION, ScorerPolicy
 from .pretrain import collect, fit
 from .resume import RESUMABLE_PPO, load_for_resume, load_run_config
+from .settings import TrainConfig
 
 __all__ = ["Trainer", "build_model", "evaluation_lineup", "load_run_config", "print_summary", "train"]
 

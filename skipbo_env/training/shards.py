@@ -1,8 +1,9 @@
-"""Resumable data shards of the recipes (``turnnet``'s labels, ``value``'s positions).
+"""A recipe's run folder and its resumable data shards (``turnnet``'s labels, ``value``'s positions).
 
-A recipe splits its data into seeded shards, each one file written atomically when finished. Running
-the recipe again reuses every finished shard (read once and checked by the recipe: a foreign or
-corrupt file is refused before any work) and makes only the missing ones, in worker processes.
+:func:`open_recipe_run` makes the run folder and saves the configuration in it. A recipe splits
+its data into seeded shards, each one file written atomically when finished. Running the recipe
+again reuses every finished shard (read once and checked by the recipe: a foreign or corrupt file
+is refused before any work) and makes only the missing ones, in worker processes.
 """
 
 from __future__ import annotations
@@ -11,9 +12,40 @@ import time
 from collections.abc import Callable
 from concurrent.futures import as_completed
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
+
+from ..agents.tournament import worker_pool
+from ..rules import ConfigError
+
+
+class RecipeRun(Protocol):
+    """A recipe's top-level configuration, as :func:`open_recipe_run` reads it."""
+
+    @property
+    def runs_dir(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Any: ...
+
+    def save_yaml(self, path: str | Path) -> Path: ...
+
+
+def open_recipe_run(cfg: RecipeRun) -> Path:
+    """``<cfg.runs_dir>/<cfg.name>/``, created, with ``cfg`` saved as its ``config.yaml``; a folder
+    holding a run of another configuration is refused (the finished shards it keeps were made for
+    that one)."""
+    run_dir = Path(cfg.runs_dir) / cfg.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    saved = run_dir / "config.yaml"
+    if saved.exists() and type(cfg).from_yaml(saved) != cfg:
+        raise ConfigError("name", f"{run_dir} holds a run of another configuration; use another name")
+    cfg.save_yaml(saved)
+    return run_dir
 
 
 def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray]], job: Callable[[Any], int],
@@ -38,8 +70,6 @@ def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray
                 job(job_args(s))
                 report(k + 1)
         else:
-            from ..agents.tournament import worker_pool
-
             with worker_pool(min(workers, len(todo))) as pool:
                 for k, future in enumerate(as_completed([pool.submit(job, job_args(s)) for s in todo])):
                     future.result()
@@ -47,4 +77,4 @@ def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray
     return [done[s] if s in done else read(s) for s in range(len(paths))]
 
 
-__all__ = ["collect_shards"]
+__all__ = ["RecipeRun", "collect_shards", "open_recipe_run"]

@@ -33,9 +33,8 @@ import json
 import math
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -46,71 +45,13 @@ from ..bots.heuristic import DEFAULT_WEIGHTS
 from ..encoding import observation_layout
 from ..records import write_bytes_atomic, write_npz_atomic
 from ..rules import ConfigError, GameConfig
-from .config import YamlConfig, _positive, check_fit, check_recipe_run, open_recipe_run
-from .shards import collect_shards
+from .fitting import FitPlan, fit_mlp, split_holdout
+from .recipe_settings import ValueNetConfig
+from .shards import collect_shards, open_recipe_run
 
 RECIPE = "value"
 STD_FLOOR = 0.05
 """Smallest standard deviation of an input in the standardization (rare one-hot entries)."""
-
-
-@dataclass(frozen=True)
-class PositionSettings:
-    """The self-play positions (step 1 of the module docstring)."""
-
-    shards: int = 12
-    """Seeded batches of games."""
-    games: int = 5000
-    """Games per shard (one batched engine each)."""
-    share: float = 0.1
-    """Chance that a running game gives a position at the start of each turn."""
-    workers: int = 2
-    """Processes that play the shards (results do not depend on it)."""
-
-    def __post_init__(self) -> None:
-        _positive("positions.shards", self.shards)
-        _positive("positions.games", self.games)
-        _positive("positions.workers", self.workers)
-        if not 0.0 < self.share <= 1.0:
-            raise ConfigError("positions.share", f"must be in (0, 1], got {self.share}")
-
-
-@dataclass(frozen=True)
-class ValueFitSettings:
-    """The logistic regression (step 2)."""
-
-    hidden: tuple[int, ...] = (256, 128)
-    """Hidden layer sizes (ReLU)."""
-    epochs: int = 2
-    batch_size: int = 2048
-    learning_rate: float = 1e-3
-    weight_decay: float = 1e-5
-    holdout: float = 0.08
-    """Share of the games held out to measure the fit and choose the epoch (0: none, the last epoch)."""
-
-    def __post_init__(self) -> None:
-        check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
-
-
-@dataclass(frozen=True)
-class ValueNetConfig(YamlConfig):
-    """The ``value`` recipe (see the module docstring)."""
-
-    recipe: Literal["value"] = "value"
-    """Which recipe ``train.py`` runs: this file's key that tells it from a PPO configuration."""
-    name: str = "value_6p"
-    """Run name: outputs go to ``<runs_dir>/<name>/``."""
-    runs_dir: str = "runs"
-    seed: int = 0
-    """Seeds the games, the position draws and the fit: same seed, same network (on CPU)."""
-    threads: int = 1
-    """Torch threads of the fit."""
-    game: GameConfig = field(default_factory=lambda: GameConfig(num_players=6))
-    positions: PositionSettings = field(default_factory=PositionSettings)
-    fit: ValueFitSettings = field(default_factory=ValueFitSettings)
-
-    def __post_init__(self) -> None:
-        check_recipe_run(self.name, self.seed, self.threads)
 
 
 # ---------------------------------------------------------------------------- positions
@@ -127,7 +68,7 @@ def self_play_positions(config: GameConfig, games: int, seed: int, share: float,
     """Play ``games`` games of the compiled heuristic in every seat (engine seeded ``seed``) to the
     end; at each turn start keep, with chance ``share`` per running game, one random seat's
     observation. Returns ``obs`` (float32), ``game``, ``seat`` and ``y`` (1: that seat won)."""
-    from ..vector import BatchEngine, kernels
+    from ..vector import BatchEngine, kernels  # the fast extra (numba), only to play positions
     from ..vector.heuristic import plan_caches, weights_vector
 
     n = config.num_players
@@ -203,28 +144,9 @@ def collect_positions(cfg: ValueNetConfig, run_dir: Path, progress: bool = True)
 
 
 # ---------------------------------------------------------------------------- fit
-def fit_value_net(cfg: ValueNetConfig, shards: list[dict[str, np.ndarray]], log: Path | None = None,
-                  progress: bool = True) -> tuple[MLP, dict[str, Any]]:
-    """Step 2: the network (its output a logit) and the fit's figures (per epoch in ``log``)."""
-    import torch
-
-    torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
-    fit = cfg.fit
-    X = np.concatenate([s["obs"] for s in shards])
-    y = np.concatenate([s["y"] for s in shards])
-    keys = np.concatenate([s["game"] + i * (1 << 32) for i, s in enumerate(shards)])
-    if len(y) < 2:
-        raise ConfigError("positions", f"{len(y)} positions: too few to fit (play more games)")
-    rng = np.random.default_rng(derive_seed(cfg.seed, 7))
-    games = np.unique(keys)
-    held = np.zeros(0, keys.dtype)
-    if fit.holdout > 0:
-        held = rng.choice(games, max(1, int(len(games) * fit.holdout)), replace=False)
-    is_held = np.isin(keys, held)
-    val, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
-    if len(train) == 0:
-        raise ConfigError("fit.holdout", "holds out every game: nothing left to fit")
+def _standardisation(X: np.ndarray, train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation (at least :data:`STD_FLOOR`) of each input over the rows
+    ``train``, summed in float64 by chunks; returned as float32."""
     mean = np.zeros(X.shape[1])
     square = np.zeros(X.shape[1])
     for j in range(0, len(train), 65536):
@@ -233,68 +155,47 @@ def fit_value_net(cfg: ValueNetConfig, shards: list[dict[str, np.ndarray]], log:
         square += (chunk ** 2).sum(axis=0)
     mean /= len(train)
     std = np.maximum(np.sqrt(np.maximum(square / len(train) - mean ** 2, 0.0)), STD_FLOOR)
-    mean32, std32 = mean.astype(np.float32), std.astype(np.float32)
-    sizes = [X.shape[1], *fit.hidden]
-    layers: list[torch.nn.Module] = []
-    for a, b in zip(sizes, sizes[1:], strict=False):
-        layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
-    layers.append(torch.nn.Linear(sizes[-1], 1))
-    net = torch.nn.Sequential(*layers)
-    opt = torch.optim.Adam(net.parameters(), lr=fit.learning_rate, weight_decay=fit.weight_decay)
+    return mean.astype(np.float32), std.astype(np.float32)
+
+
+def fit_value_net(cfg: ValueNetConfig, shards: list[dict[str, np.ndarray]], log: Path | None = None,
+                  progress: bool = True) -> tuple[MLP, dict[str, Any]]:
+    """Step 2: the network (its output a logit) and the fit's figures (per epoch in ``log``)."""
+    import torch  # the train extra, loaded when a fit runs (the command line's --help stays quick)
+
+    fit = cfg.fit
+    X = np.concatenate([s["obs"] for s in shards])
+    y = np.concatenate([s["y"] for s in shards])
+    keys = np.concatenate([s["game"] + i * (1 << 32) for i, s in enumerate(shards)])
+    if len(y) < 2:
+        raise ConfigError("positions", f"{len(y)} positions: too few to fit (play more games)")
+    rng = np.random.default_rng(derive_seed(cfg.seed, 7))
+    val, train = split_holdout(keys, fit.holdout, rng)
+    mean32, std32 = _standardisation(X, train)
     loss_fn = torch.nn.BCEWithLogitsLoss(reduction="sum")
     base_rate = float(np.clip(y[train].mean(), 1e-6, 1 - 1e-6))
-
-    def inputs(idx: np.ndarray) -> Any:
-        return torch.from_numpy((X[idx] - mean32) / std32)
-
-    def held_loss() -> float:
-        if len(val) == 0:
-            return math.nan
-        net.eval()
-        total = 0.0
-        with torch.no_grad():
-            for j in range(0, len(val), 8192):
-                idx = val[j:j + 8192]
-                total += float(loss_fn(net(inputs(idx))[:, 0], torch.from_numpy(y[idx])).item())
-        net.train()
-        return total / len(val)
-
     yv = y[val]
     base_loss = float(-np.mean(yv * np.log(base_rate) + (1 - yv) * np.log(1 - base_rate))) if len(val) else math.nan
-    lines = ["epoch,seconds,train_loss,heldout_loss,base_rate_loss"]
-    best: tuple[float, list[tuple[np.ndarray, np.ndarray]], int] | None = None
-    start = time.monotonic()
-    steps = math.ceil(len(train) / fit.batch_size)
-    for epoch in range(fit.epochs):
-        t0 = time.monotonic()
-        order = rng.permutation(train)
-        total = 0.0
-        for k, j in enumerate(range(0, len(order), fit.batch_size)):
-            idx = np.sort(order[j:j + fit.batch_size])
-            loss = loss_fn(net(inputs(idx))[:, 0], torch.from_numpy(y[idx])) / len(idx)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.item()) * len(idx)
-            if progress and (k + 1) % 100 == 0:
-                rate = (k + 1) / (time.monotonic() - t0)
-                print(f"fit epoch {epoch + 1}/{fit.epochs}: step {k + 1}/{steps}, train loss {total / (j + len(idx)):.4f}, "
-                      f"ETA {(steps - k - 1) / rate + (fit.epochs - epoch - 1) * steps / rate:.0f} s", flush=True)
-        heldout = held_loss()
-        lines.append(f"{epoch + 1},{time.monotonic() - t0:.1f},{total / len(train):.4f},{heldout:.4f},{base_loss:.4f}")
-        if progress:
-            print(f"fit epoch {epoch + 1}/{fit.epochs}: train loss {total / len(train):.4f}, held-out {heldout:.4f} "
-                  f"(base rate {base_loss:.4f}), {time.monotonic() - start:.0f} s", flush=True)
-        linears = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
-                   for m in net if isinstance(m, torch.nn.Linear)]
-        if best is None or math.isnan(heldout) or heldout < best[0]:
-            best = (heldout, linears, epoch + 1)
-    assert best is not None  # fit.epochs >= 1
-    if log is not None:
-        write_bytes_atomic(log, ("\n".join(lines) + "\n").encode())
-    value_net = MLP(mean32, std32, best[1])
-    summary: dict[str, Any] = {"positions": int(len(y)), "games": int(len(games)), "heldout_positions": int(len(val)),
-                               "win_rate": float(y.mean()), "epoch": best[2], "heldout_loss": best[0],
+
+    def summed_loss(net: torch.nn.Module, idx: np.ndarray) -> torch.Tensor:
+        return loss_fn(net(torch.from_numpy((X[idx] - mean32) / std32))[:, 0], torch.from_numpy(y[idx]))
+
+    def batch_loss(net: torch.nn.Module, idx: np.ndarray) -> tuple[torch.Tensor, int]:
+        idx = np.sort(idx)
+        return summed_loss(net, idx) / len(idx), len(idx)
+
+    def held_out(net: torch.nn.Module) -> dict[str, float]:
+        total = sum(float(summed_loss(net, val[j:j + 8192]).item()) for j in range(0, len(val), 8192))
+        return {"heldout_loss": total / len(val), "base_rate_loss": base_loss}
+
+    plan = FitPlan(X.shape[1], fit.hidden, fit.epochs, fit.batch_size, fit.learning_rate, fit.weight_decay,
+                   seed=cfg.seed, threads=cfg.threads, keep="heldout_loss",
+                   columns=(("heldout_loss", "heldout_loss"), ("base_rate_loss", "base_rate_loss")))
+    fitted = fit_mlp(plan, train, val, rng, batch_loss, held_out, log, progress)
+    value_net = MLP(mean32, std32, fitted.layers)
+    summary: dict[str, Any] = {"positions": int(len(y)), "games": int(len(np.unique(keys))),
+                               "heldout_positions": int(len(val)), "win_rate": float(y.mean()),
+                               "epoch": fitted.epoch, "heldout_loss": fitted.figures.get("heldout_loss", math.nan),
                                "base_rate_loss": base_loss}
     if len(val):
         summary["stock_card_gain"] = stock_card_gain(value_net, X[val[:20000]], cfg.game)

@@ -29,14 +29,14 @@ from support import tiny_config
 import train
 from skipbo_env.rules import ConfigError
 from skipbo_env.training import checkpoints as checkpoints_module
-from skipbo_env.training import config as config_module
 from skipbo_env.training import metrics as metrics_module
 from skipbo_env.training import run as run_module
+from skipbo_env.training import settings_io as settings_io_module
 from skipbo_env.training.checkpoints import CheckpointError, load_latest
-from skipbo_env.training.config import TrainConfig
 from skipbo_env.training.metrics import plot_learning_curve, read_rows
 from skipbo_env.training.run import load_run_config
 from skipbo_env.training.run import train as run_training
+from skipbo_env.training.settings import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -173,8 +173,8 @@ def test_an_empty_or_partial_run_config_is_an_error_on_resume(tmp_path, capsys, 
 def test_config_yaml_is_written_atomically_with_the_normal_mode(tmp_path, monkeypatch):
     cfg = TrainConfig.from_dict(tiny(tmp_path))
     calls = []
-    real = config_module.write_bytes_atomic
-    monkeypatch.setattr(config_module, "write_bytes_atomic", lambda p, data: calls.append(p) or real(p, data))
+    real = settings_io_module.write_bytes_atomic
+    monkeypatch.setattr(settings_io_module, "write_bytes_atomic", lambda p, data: calls.append(p) or real(p, data))
     out = tmp_path / "saved" / "config.yaml"
     cfg.save_yaml(out)
     assert calls == [out]
@@ -406,7 +406,7 @@ def test_a_full_disk_writing_config_or_metrics_is_one_line(tmp_path, monkeypatch
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     if where == "config":
-        monkeypatch.setattr(config_module, "write_bytes_atomic", full_disk)
+        monkeypatch.setattr(settings_io_module, "write_bytes_atomic", full_disk)
         name = "config.yaml"
     else:
         monkeypatch.setattr(metrics_module, "_append_bytes", full_disk)

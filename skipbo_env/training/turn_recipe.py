@@ -30,129 +30,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from ..agents.registry import derive_seed, is_search_spec, known_agents, load_agent
-from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, check_turn_game, write_turn_net
+from ..agents.registry import derive_seed, load_agent
+from ..agents.search import SearchAgent
+from ..agents.tournament import run_tournament
+from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, write_turn_net
 from ..episode import decisions
 from ..records import write_bytes_atomic, write_npz_atomic
-from ..rules import ConfigError, GameConfig, new_game
-from .config import YamlConfig, _positive, _show, check_fit, check_recipe_run, open_recipe_run, recipe_of
-from .shards import collect_shards
+from ..rules import ConfigError, new_game
+from .fitting import FitPlan, fit_mlp, split_holdout
+from .recipe_settings import TurnNetConfig
+from .settings_io import recipe_of
+from .shards import collect_shards, open_recipe_run
 
 RECIPE = "turnnet"
-
-
-@dataclass(frozen=True)
-class LabelSettings:
-    """The labelled games (step 1 of the module docstring)."""
-
-    teacher: str = "search:32"
-    """The search agent spec whose candidate scores are the labels (``search``, ``search:W``, ``search:W:C``)."""
-    lineups: tuple[tuple[str, str], ...] = (("search", "heuristic"), ("heuristic", "heuristic"),
-                                            ("heuristic", "ppo-2p"))
-    """Seat pairs whose games give the positions, cycled over the games of a shard."""
-    shards: int = 2
-    """Seeded game sequences."""
-    games: int = 300
-    """Games per shard."""
-    label_share: float = 0.5
-    """Share of the decisions (with two or more candidates) that are labelled."""
-    workers: int = 2
-    """Processes that play the shards (results do not depend on it)."""
-
-    def __post_init__(self) -> None:
-        if not is_search_spec(self.teacher):
-            raise ConfigError("labels.teacher", f"must be a search agent spec (search, search:W, search:W:C), "
-                                                f"got {_show(self.teacher)}")
-        if not self.lineups:
-            raise ConfigError("labels.lineups", "needs at least one pair")
-        known = known_agents()
-        for pair in self.lineups:
-            if len(pair) != 2:
-                raise ConfigError("labels.lineups", f"each lineup is a pair of agents, got {_show(list(pair))}")
-            for name in pair:
-                if name not in known and not is_search_spec(name):
-                    raise ConfigError("labels.lineups", f"unknown agent {_show(name)}; known: {', '.join(known)}")
-        _positive("labels.shards", self.shards)
-        _positive("labels.games", self.games)
-        _positive("labels.workers", self.workers)
-        if not 0.0 < self.label_share <= 1.0:
-            raise ConfigError("labels.label_share", f"must be in (0, 1], got {self.label_share}")
-
-
-@dataclass(frozen=True)
-class FitSettings:
-    """The regression (step 2)."""
-
-    hidden: tuple[int, ...] = (128, 64)
-    """Hidden layer sizes (ReLU)."""
-    epochs: int = 15
-    batch_size: int = 256
-    """Positions per gradient step (each with all its candidates)."""
-    learning_rate: float = 1e-3
-    weight_decay: float = 1e-3
-    dropout: float = 0.3
-    holdout: float = 0.1
-    """Share of the labelled games held out to measure the fit (0: none)."""
-
-    def __post_init__(self) -> None:
-        check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
-        if not 0.0 <= self.dropout < 1.0:
-            raise ConfigError("fit.dropout", f"must be in [0, 1), got {self.dropout}")
-
-
-@dataclass(frozen=True)
-class CheckSettings:
-    """The tournament after the export (step 3)."""
-
-    agents: tuple[str, ...] = ("heuristic",)
-    """Opponents, each in a tournament of its own against the network."""
-    games: int = 400
-    """Games per opponent (a multiple of 2: every deal with both seatings)."""
-    workers: int = 2
-
-    def __post_init__(self) -> None:
-        if self.games < 2 or self.games % 2:
-            raise ConfigError("eval.games", f"must be a positive multiple of 2, got {self.games}")
-        _positive("eval.workers", self.workers)
-        known = known_agents()
-        for name in self.agents:
-            if name not in known:
-                raise ConfigError("eval.agents", f"unknown agent {_show(name)}; known: {', '.join(known)}")
-
-
-@dataclass(frozen=True)
-class TurnNetConfig(YamlConfig):
-    """The ``turnnet`` recipe (see the module docstring)."""
-
-    recipe: Literal["turnnet"] = "turnnet"
-    """Which recipe ``train.py`` runs: this file's key that tells it from a PPO configuration."""
-    name: str = "turnnet_2p"
-    """Run name: outputs go to ``<runs_dir>/<name>/``."""
-    runs_dir: str = "runs"
-    seed: int = 0
-    """Seeds the games, the teacher, the label draws and the fit: same seed, same network (on CPU)."""
-    threads: int = 1
-    """Torch threads of the fit."""
-    game: GameConfig = field(default_factory=GameConfig)
-    labels: LabelSettings = field(default_factory=LabelSettings)
-    fit: FitSettings = field(default_factory=FitSettings)
-    eval: CheckSettings = field(default_factory=CheckSettings)
-
-    def __post_init__(self) -> None:
-        check_recipe_run(self.name, self.seed, self.threads)
-        try:
-            check_turn_game(self.game)
-        except ValueError as exc:
-            raise ConfigError("game", str(exc)) from None
 
 
 def is_recipe_file(path: str | Path) -> bool:
@@ -175,6 +72,8 @@ def label_shard(cfg: TurnNetConfig, shard: int, progress: bool = True) -> dict[s
     ``offsets`` (position ``i``'s rows are ``offsets[i]:offsets[i + 1]``) and ``game`` (per position)."""
     config, lab = cfg.game, cfg.labels
     teacher = load_agent(lab.teacher, config, seed=derive_seed(cfg.seed, 9, shard))
+    if not isinstance(teacher, SearchAgent):  # the settings allow search specs only
+        raise ConfigError("labels.teacher", f"must be a search agent spec, got {lab.teacher!r}")
     draw = np.random.default_rng(derive_seed(cfg.seed, 8, shard))
     rows: list[np.ndarray] = []
     scores: list[np.ndarray] = []
@@ -194,11 +93,11 @@ def label_shard(cfg: TurnNetConfig, shard: int, progress: bool = True) -> dict[s
             legal = view.legal_moves()
             if len(legal) < 2:
                 continue
-            found = teacher._candidates(view, legal)  # type: ignore[attr-defined]  # a search agent
+            found = teacher._candidates(view, legal)
             if len(found) < 2:
                 continue
-            scores.append(np.asarray(teacher._scores(view, found), np.float32))  # type: ignore[attr-defined]
-            rows.append(candidate_features(view, found, teacher.candidates))  # type: ignore[attr-defined]
+            scores.append(np.asarray(teacher._scores(view, found), np.float32))
+            rows.append(candidate_features(view, found, teacher.candidates))
             offsets.append(offsets[-1] + len(found))
             games.append(g)
         if progress and ((g + 1) % 10 == 0 or g + 1 == lab.games):
@@ -255,21 +154,17 @@ def collect_labels(cfg: TurnNetConfig, run_dir: Path, progress: bool = True) -> 
 
 
 # ---------------------------------------------------------------------------- fit
-def fit_turn_net(cfg: TurnNetConfig, shards: list[dict[str, np.ndarray]], log: Path | None = None,
-                 progress: bool = True) -> tuple[TurnNet, dict[str, Any]]:
-    """Step 2: the network and the fit's figures (held-out loss and agreement, per epoch in ``log``)."""
-    import torch
-
-    torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
-    fit = cfg.fit
+def _padded_positions(shards: list[dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every labelled position as a row of ``width`` candidates (the most any position has):
+    features ``X``, scores minus the position's mean score ``S``, the mask of real candidates ``M``,
+    and each position's game key (shard and game, for the holdout)."""
     xs, ss, keys = [], [], []
     for i, shard in enumerate(shards):
         off = shard["offsets"]
         for j in range(len(off) - 1):
             xs.append(shard["X"][off[j]:off[j + 1]])
             ss.append(shard["S"][off[j]:off[j + 1]])
-            keys.append((i, int(shard["game"][j])))
+            keys.append(int(shard["game"][j]) + (i << 32))
     n = len(xs)
     if n < 2:
         raise ConfigError("labels", f"{n} labelled positions: too few to fit (play more games)")
@@ -281,92 +176,57 @@ def fit_turn_net(cfg: TurnNetConfig, shards: list[dict[str, np.ndarray]], log: P
         X[i, :len(s)] = x
         S[i, :len(s)] = s - s.mean()
         M[i, :len(s)] = 1.0
+    return X, S, M, np.array(keys, np.int64)
+
+
+def fit_turn_net(cfg: TurnNetConfig, shards: list[dict[str, np.ndarray]], log: Path | None = None,
+                 progress: bool = True) -> tuple[TurnNet, dict[str, Any]]:
+    """Step 2: the network and the fit's figures (held-out loss and agreement, per epoch in ``log``)."""
+    import torch  # the train extra, loaded when a fit runs (the command line's --help stays quick)
+
+    fit = cfg.fit
+    X, S, M, keys = _padded_positions(shards)
     rng = np.random.default_rng(derive_seed(cfg.seed, 7))
-    games = sorted(set(keys))
-    held = set()
-    if fit.holdout > 0:
-        count = max(1, int(len(games) * fit.holdout))
-        held = {games[k] for k in rng.choice(len(games), count, replace=False)}
-    is_held = np.array([k in held for k in keys])
-    val, train = np.where(is_held)[0], np.where(~is_held)[0]
-    if len(train) == 0:
-        raise ConfigError("fit.holdout", "holds out every labelled game: nothing left to fit")
+    val, train = split_holdout(keys, fit.holdout, rng)
     rows = M[train].astype(bool)
     mean = X[train][rows].mean(axis=0)
     std = X[train][rows].std(axis=0) + 1e-3
-    X = (X - mean) / std
-    Xt, St, Mt = torch.from_numpy(X), torch.from_numpy(S), torch.from_numpy(M)
-    sizes = [FEATURE_SIZE, *fit.hidden]
-    layers: list[torch.nn.Module] = []
-    for a, b in zip(sizes, sizes[1:], strict=False):
-        layers += [torch.nn.Linear(a, b), torch.nn.ReLU(), torch.nn.Dropout(fit.dropout)]
-    layers.append(torch.nn.Linear(sizes[-1], 1))
-    net = torch.nn.Sequential(*layers)
-    opt = torch.optim.Adam(net.parameters(), lr=fit.learning_rate, weight_decay=fit.weight_decay)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, fit.epochs)
+    Xt, St, Mt = torch.from_numpy((X - mean) / std), torch.from_numpy(S), torch.from_numpy(M)
 
-    def loss_of(idx: np.ndarray) -> tuple[Any, Any]:
+    def centred(net: torch.nn.Module, index: torch.Tensor) -> torch.Tensor:
+        """The network's scores of the candidates of positions ``index``, minus their mean."""
+        y = net(Xt[index]).squeeze(-1)
+        m = Mt[index]
+        return y - (y * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)
+
+    def batch_loss(net: torch.nn.Module, idx: np.ndarray) -> tuple[torch.Tensor, int]:
         index = torch.from_numpy(idx)
-        x, s, m = Xt[index], St[index], Mt[index]
-        y = net(x).squeeze(-1)
-        y = y - (y * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)
-        return (((y - s) ** 2) * m).sum() / m.sum(), y
+        y, s, m = centred(net, index), St[index], Mt[index]
+        return (((y - s) ** 2) * m).sum() / m.sum(), 1
 
-    def measure(idx: np.ndarray) -> dict[str, float]:
-        if len(idx) == 0:
-            return {}
-        net.eval()
-        with torch.no_grad():
-            loss, y = loss_of(idx)
-            m, s = Mt[torch.from_numpy(idx)], St[torch.from_numpy(idx)]
-            pick = torch.where(m > 0, y, torch.full_like(y, -1e9)).argmax(1)
-            best = torch.where(m > 0, s, torch.full_like(s, -1e9))
-            regret = (best.max(1).values - best.gather(1, pick[:, None]).squeeze(1)).mean().item()
-            agree = (pick == best.argmax(1)).float().mean().item()
-            first_regret = (best.max(1).values - best[:, 0]).mean().item()
-            first_agree = (best.argmax(1) == 0).float().mean().item()
-        net.train()
-        return {"loss": float(loss.item()), "regret": regret, "agreement": agree,
-                "planner_regret": first_regret, "planner_agreement": first_agree}
+    def held_out(net: torch.nn.Module) -> dict[str, float]:
+        index = torch.from_numpy(val)
+        y, s, m = centred(net, index), St[index], Mt[index]
+        loss = (((y - s) ** 2) * m).sum() / m.sum()
+        pick = torch.where(m > 0, y, torch.full_like(y, -1e9)).argmax(1)
+        best = torch.where(m > 0, s, torch.full_like(s, -1e9))
+        return {"loss": float(loss.item()),
+                "regret": (best.max(1).values - best.gather(1, pick[:, None]).squeeze(1)).mean().item(),
+                "agreement": (pick == best.argmax(1)).float().mean().item(),
+                "planner_regret": (best.max(1).values - best[:, 0]).mean().item(),
+                "planner_agreement": (best.argmax(1) == 0).float().mean().item()}
 
-    lines = ["epoch,seconds,train_loss,heldout_loss,heldout_regret,heldout_agreement"]
-    start = time.monotonic()
-    for epoch in range(fit.epochs):
-        t0 = time.monotonic()
-        order = rng.permutation(train)
-        total, count = 0.0, 0
-        for j in range(0, len(order), fit.batch_size):
-            loss, _ = loss_of(order[j:j + fit.batch_size])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.item())
-            count += 1
-        sched.step()
-        figures = measure(val)
-        lines.append(f"{epoch + 1},{time.monotonic() - t0:.1f},{total / count:.4f},{figures.get('loss', math.nan):.4f},"
-                     f"{figures.get('regret', math.nan):.4f},{figures.get('agreement', math.nan):.4f}")
-        if progress:
-            done = epoch + 1
-            eta = (time.monotonic() - start) / done * (fit.epochs - done)
-            print(f"fit epoch {done}/{fit.epochs}: train loss {total / count:.3f}, held-out "
-                  f"{figures.get('loss', math.nan):.3f}, agrees with the teacher "
-                  f"{figures.get('agreement', math.nan):.1%} (planner's first choice "
-                  f"{figures.get('planner_agreement', math.nan):.1%}), ETA {eta:.0f} s", flush=True)
-    if log is not None:
-        write_bytes_atomic(log, ("\n".join(lines) + "\n").encode())
-    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
-    turn_net = TurnNet(mean, std, [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
-                                   for m in linears])
-    summary = {"positions": n, "candidates": int(M.sum()), "heldout_positions": len(val), **measure(val)}
-    return turn_net, summary
+    plan = FitPlan(FEATURE_SIZE, fit.hidden, fit.epochs, fit.batch_size, fit.learning_rate, fit.weight_decay,
+                   seed=cfg.seed, threads=cfg.threads, dropout=fit.dropout, cosine=True,
+                   columns=(("heldout_loss", "loss"), ("heldout_regret", "regret"), ("heldout_agreement", "agreement")))
+    fitted = fit_mlp(plan, train, val, rng, batch_loss, held_out, log, progress)
+    summary = {"positions": len(X), "candidates": int(M.sum()), "heldout_positions": len(val), **fitted.figures}
+    return TurnNet(mean, std, fitted.layers), summary
 
 
 # ---------------------------------------------------------------------------- the run
 def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
-    from ..agents.tournament import run_tournament
-
     run_dir = open_recipe_run(cfg)
     start = time.monotonic()
     shards = collect_labels(cfg, run_dir, progress)

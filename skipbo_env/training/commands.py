@@ -13,13 +13,20 @@ Outputs go to ``runs/<name>/`` (see skipbo_env/training/run.py and README).
 from __future__ import annotations
 
 import argparse
-import importlib
+import ast
+import dataclasses
+import inspect
 import json
 import sys
+import textwrap
+import typing
+from collections.abc import Callable
 from typing import Any
 
-from ..rules import ConfigError, SkipBoError
-from .config import TrainConfig, flat_fields, load_yaml_text
+from ..rules import ConfigError, GameConfig, SkipBoError
+from . import turn_recipe, value_recipe
+from .settings import TrainConfig
+from .settings_io import YamlConfig, load_yaml_text, recipe_of
 
 
 def build_parser(prog: str = "skipbo train") -> argparse.ArgumentParser:
@@ -64,11 +71,41 @@ def parse_overrides(args: argparse.Namespace, prog: str = "skipbo train") -> dic
     return overrides
 
 
+def flat_fields(cls: type, prefix: str = "") -> list[tuple[str, Any, str]]:
+    """(dotted name, type, help) of every leaf field of the configuration dataclass ``cls``, for the
+    command line; the help is the field's attribute docstring."""
+    docs = _attribute_docs(cls)
+    out = []
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        name = f"{prefix}{f.name}"
+        tp = hints[f.name]
+        if tp is GameConfig:
+            for g in dataclasses.fields(GameConfig):
+                out.append((f"{name}.{g.name}", g.type, "game setting, see skipbo_env.rules.GameConfig"))
+        elif isinstance(tp, type) and dataclasses.is_dataclass(tp):
+            out.extend(flat_fields(tp, f"{name}."))
+        else:
+            out.append((name, tp, docs.get(f.name, "")))
+    return out
+
+
+def _attribute_docs(cls: type) -> dict[str, str]:
+    """The attribute docstrings of class ``cls`` (a string right under a field), by field name."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    docs: dict[str, str] = {}
+    body = tree.body[0].body if isinstance(tree.body[0], ast.ClassDef) else []
+    for first, second in zip(body, body[1:], strict=False):
+        if (isinstance(first, ast.AnnAssign) and isinstance(first.target, ast.Name)
+                and isinstance(second, ast.Expr) and isinstance(second.value, ast.Constant)
+                and isinstance(second.value.value, str)):
+            docs[first.target.id] = " ".join(second.value.value.split())
+    return docs
+
+
 def _recipe(argv: list[str]) -> str | None:
     """The recipe that ``--config`` names (``recipe: turnnet`` or ``recipe: value`` at the top of
     its file), ``None`` for a PPO configuration."""
-    from .config import recipe_of
-
     for i, arg in enumerate(argv):
         if arg == "--config" and i + 1 < len(argv):
             return recipe_of(argv[i + 1])
@@ -77,36 +114,41 @@ def _recipe(argv: list[str]) -> str | None:
     return None
 
 
-RECIPES = {"turnnet": "turnnet", "value": "valuenet"}
-"""Recipe name (a config file's ``recipe`` key) -> its module in :mod:`skipbo_env.training`, which
-holds ``CONFIG`` (its configuration class) and ``run_recipe``."""
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """A recipe that ``train.py`` runs from a file with its ``recipe`` key."""
+
+    config: type[YamlConfig]
+    """Its configuration class."""
+    run: Callable[[Any, bool], dict[str, Any]]
+    """Its ``run_recipe(cfg, progress)``: the summary written to ``metrics.json``."""
+    module: str
+    """The module that documents it."""
 
 
-def _recipe_module(recipe: str) -> Any:
-    """The module of a recipe (:data:`RECIPES`), imported only now."""
-    if recipe not in RECIPES:
-        raise ConfigError("recipe", f"unknown recipe {recipe!r}; recipes: {', '.join(RECIPES)}")
-    return importlib.import_module(f".{RECIPES[recipe]}", __package__)
+RECIPES = {
+    "turnnet": Recipe(turn_recipe.CONFIG, turn_recipe.run_recipe, turn_recipe.__name__),
+    "value": Recipe(value_recipe.CONFIG, value_recipe.run_recipe, value_recipe.__name__),
+}
+"""Recipe name (a config file's ``recipe`` key) -> the recipe."""
 
 
 def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turnnet") -> int:
     """``train.py --config RECIPE.yaml [--dotted.key VALUE ...] [--no-progress]`` for a recipe file
-    (``recipe: turnnet``, :mod:`skipbo_env.training.turnnet`; ``recipe: value``,
-    :mod:`skipbo_env.training.valuenet`)."""
-    try:
-        module = _recipe_module(recipe)
-    except ConfigError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+    (``recipe: turnnet``, :mod:`skipbo_env.training.turn_recipe`; ``recipe: value``,
+    :mod:`skipbo_env.training.value_recipe`)."""
+    if recipe not in RECIPES:
+        print(f"{prog}: error: recipe: unknown recipe {recipe!r}; recipes: {', '.join(RECIPES)}", file=sys.stderr)
         return 2
-    config_cls = module.CONFIG
-    parser = argparse.ArgumentParser(prog=prog, description=f"Run the {recipe} recipe ({module.__name__}).")
+    chosen = RECIPES[recipe]
+    parser = argparse.ArgumentParser(prog=prog, description=f"Run the {recipe} recipe ({chosen.module}).")
     parser.add_argument("--config", required=True)
     parser.add_argument("--no-progress", action="store_true")
-    _add_field_options(parser, config_cls)
+    _add_field_options(parser, chosen.config)
     args = parser.parse_args(argv)
     try:
-        cfg = config_cls.from_yaml(args.config, parse_overrides(args, prog))
-        summary = module.run_recipe(cfg, progress=not args.no_progress)
+        cfg = chosen.config.from_yaml(args.config, parse_overrides(args, prog))
+        summary = chosen.run(cfg, not args.no_progress)
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
@@ -121,7 +163,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
     if recipe is not None:  # the turn-network and value-network recipes have their own settings
         return recipe_main(argv, prog, recipe)
     args = build_parser(prog).parse_args(argv)
-    # torch and stable-baselines3 load with these modules: after argument parsing, so --help is instant
+    # the train extra (torch, stable-baselines3) loads with these modules: after argument parsing, so --help is instant
     from .checkpoints import CheckpointError, export_agent
     from .run import load_run_config, print_summary, train
 

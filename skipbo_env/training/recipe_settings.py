@@ -1,0 +1,213 @@
+"""The recipes' settings (``recipe: turnnet`` and ``recipe: value`` files in ``configs/``): frozen,
+validated dataclasses, each error naming its key.
+
+:class:`TurnNetConfig` is the turn network's recipe (:mod:`.turn_recipe`), :class:`ValueNetConfig`
+the value network's (:mod:`.value_recipe`); the fit settings both share are checked by
+:func:`check_fit`. Reading and writing them as YAML is :mod:`.settings_io`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..agents.registry import is_search_spec, known_agents
+from ..agents.turnnet import check_turn_game
+from ..rules import ConfigError, GameConfig
+from .settings import positive
+from .settings_io import YamlConfig, show
+
+
+def check_recipe_run(name: str, seed: int, threads: int) -> None:
+    """The fields every recipe's top level shares: a plain run folder name, a seed >= 0, threads > 0."""
+    if not name or "/" in name or "\0" in name or name.startswith("."):
+        raise ConfigError("name", f"must be a plain folder name, got {show(name)}")
+    if seed < 0:
+        raise ConfigError("seed", f"must be >= 0, got {seed}")
+    positive("threads", threads)
+
+
+def check_fit(hidden: tuple[int, ...], epochs: int, batch_size: int, learning_rate: float, weight_decay: float,
+              holdout: float) -> None:
+    """The fit settings every recipe shares (``fit.*``), each error naming its key."""
+    if not hidden or any(h < 1 or h > 4096 for h in hidden):
+        raise ConfigError("fit.hidden", f"must be 1 to 8 layer sizes in 1..4096, got {list(hidden)}")
+    if len(hidden) > 8:
+        raise ConfigError("fit.hidden", f"at most 8 layers, got {len(hidden)}")
+    positive("fit.epochs", epochs)
+    positive("fit.batch_size", batch_size)
+    positive("fit.learning_rate", learning_rate)
+    if weight_decay < 0:
+        raise ConfigError("fit.weight_decay", f"must be >= 0, got {weight_decay}")
+    if not 0.0 <= holdout < 1.0:
+        raise ConfigError("fit.holdout", f"must be in [0, 1), got {holdout}")
+
+
+# ---------------------------------------------------------------------------- the turnnet recipe
+@dataclass(frozen=True)
+class LabelSettings:
+    """The labelled games (step 1 of :mod:`.turn_recipe`)."""
+
+    teacher: str = "search:32"
+    """The search agent spec whose candidate scores are the labels (``search``, ``search:W``, ``search:W:C``)."""
+    lineups: tuple[tuple[str, str], ...] = (("search", "heuristic"), ("heuristic", "heuristic"),
+                                            ("heuristic", "ppo-2p"))
+    """Seat pairs whose games give the positions, cycled over the games of a shard."""
+    shards: int = 2
+    """Seeded game sequences."""
+    games: int = 300
+    """Games per shard."""
+    label_share: float = 0.5
+    """Share of the decisions (with two or more candidates) that are labelled."""
+    workers: int = 2
+    """Processes that play the shards (results do not depend on it)."""
+
+    def __post_init__(self) -> None:
+        if not is_search_spec(self.teacher):
+            raise ConfigError("labels.teacher", f"must be a search agent spec (search, search:W, search:W:C), "
+                                                f"got {show(self.teacher)}")
+        if not self.lineups:
+            raise ConfigError("labels.lineups", "needs at least one pair")
+        known = known_agents()
+        for pair in self.lineups:
+            if len(pair) != 2:
+                raise ConfigError("labels.lineups", f"each lineup is a pair of agents, got {show(list(pair))}")
+            for name in pair:
+                if name not in known and not is_search_spec(name):
+                    raise ConfigError("labels.lineups", f"unknown agent {show(name)}; known: {', '.join(known)}")
+        positive("labels.shards", self.shards)
+        positive("labels.games", self.games)
+        positive("labels.workers", self.workers)
+        if not 0.0 < self.label_share <= 1.0:
+            raise ConfigError("labels.label_share", f"must be in (0, 1], got {self.label_share}")
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """The regression (step 2 of :mod:`.turn_recipe`)."""
+
+    hidden: tuple[int, ...] = (128, 64)
+    """Hidden layer sizes (ReLU)."""
+    epochs: int = 15
+    batch_size: int = 256
+    """Positions per gradient step (each with all its candidates)."""
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-3
+    dropout: float = 0.3
+    holdout: float = 0.1
+    """Share of the labelled games held out to measure the fit (0: none)."""
+
+    def __post_init__(self) -> None:
+        check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
+        if not 0.0 <= self.dropout < 1.0:
+            raise ConfigError("fit.dropout", f"must be in [0, 1), got {self.dropout}")
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """The tournament after the export (step 3 of :mod:`.turn_recipe`)."""
+
+    agents: tuple[str, ...] = ("heuristic",)
+    """Opponents, each in a tournament of its own against the network."""
+    games: int = 400
+    """Games per opponent (a multiple of 2: every deal with both seatings)."""
+    workers: int = 2
+
+    def __post_init__(self) -> None:
+        if self.games < 2 or self.games % 2:
+            raise ConfigError("eval.games", f"must be a positive multiple of 2, got {self.games}")
+        positive("eval.workers", self.workers)
+        known = known_agents()
+        for name in self.agents:
+            if name not in known:
+                raise ConfigError("eval.agents", f"unknown agent {show(name)}; known: {', '.join(known)}")
+
+
+@dataclass(frozen=True)
+class TurnNetConfig(YamlConfig):
+    """The ``turnnet`` recipe (see :mod:`.turn_recipe`)."""
+
+    recipe: Literal["turnnet"] = "turnnet"
+    """Which recipe ``train.py`` runs: this file's key that tells it from a PPO configuration."""
+    name: str = "turnnet_2p"
+    """Run name: outputs go to ``<runs_dir>/<name>/``."""
+    runs_dir: str = "runs"
+    seed: int = 0
+    """Seeds the games, the teacher, the label draws and the fit: same seed, same network (on CPU)."""
+    threads: int = 1
+    """Torch threads of the fit."""
+    game: GameConfig = field(default_factory=GameConfig)
+    labels: LabelSettings = field(default_factory=LabelSettings)
+    fit: FitSettings = field(default_factory=FitSettings)
+    eval: CheckSettings = field(default_factory=CheckSettings)
+
+    def __post_init__(self) -> None:
+        check_recipe_run(self.name, self.seed, self.threads)
+        try:
+            check_turn_game(self.game)
+        except ValueError as exc:
+            raise ConfigError("game", str(exc)) from None
+
+
+# ---------------------------------------------------------------------------- the value recipe
+@dataclass(frozen=True)
+class PositionSettings:
+    """The self-play positions (step 1 of :mod:`.value_recipe`)."""
+
+    shards: int = 12
+    """Seeded batches of games."""
+    games: int = 5000
+    """Games per shard (one batched engine each)."""
+    share: float = 0.1
+    """Chance that a running game gives a position at the start of each turn."""
+    workers: int = 2
+    """Processes that play the shards (results do not depend on it)."""
+
+    def __post_init__(self) -> None:
+        positive("positions.shards", self.shards)
+        positive("positions.games", self.games)
+        positive("positions.workers", self.workers)
+        if not 0.0 < self.share <= 1.0:
+            raise ConfigError("positions.share", f"must be in (0, 1], got {self.share}")
+
+
+@dataclass(frozen=True)
+class ValueFitSettings:
+    """The logistic regression (step 2 of :mod:`.value_recipe`)."""
+
+    hidden: tuple[int, ...] = (256, 128)
+    """Hidden layer sizes (ReLU)."""
+    epochs: int = 2
+    batch_size: int = 2048
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-5
+    holdout: float = 0.08
+    """Share of the games held out to measure the fit and choose the epoch (0: none, the last epoch)."""
+
+    def __post_init__(self) -> None:
+        check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
+
+
+@dataclass(frozen=True)
+class ValueNetConfig(YamlConfig):
+    """The ``value`` recipe (see :mod:`.value_recipe`)."""
+
+    recipe: Literal["value"] = "value"
+    """Which recipe ``train.py`` runs: this file's key that tells it from a PPO configuration."""
+    name: str = "value_6p"
+    """Run name: outputs go to ``<runs_dir>/<name>/``."""
+    runs_dir: str = "runs"
+    seed: int = 0
+    """Seeds the games, the position draws and the fit: same seed, same network (on CPU)."""
+    threads: int = 1
+    """Torch threads of the fit."""
+    game: GameConfig = field(default_factory=lambda: GameConfig(num_players=6))
+    positions: PositionSettings = field(default_factory=PositionSettings)
+    fit: ValueFitSettings = field(default_factory=ValueFitSettings)
+
+    def __post_init__(self) -> None:
+        check_recipe_run(self.name, self.seed, self.threads)
+
+
+__all__ = ["CheckSettings", "FitSettings", "LabelSettings", "PositionSettings", "TurnNetConfig", "ValueFitSettings",
+           "ValueNetConfig", "check_fit", "check_recipe_run"]
