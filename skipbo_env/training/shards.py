@@ -8,6 +8,8 @@ is refused before any work) and makes only the missing ones, in worker processes
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable
 from concurrent.futures import as_completed
@@ -17,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..agents.tournament import worker_pool
+from ..records import write_bytes_atomic
 from ..rules import ConfigError
 
 
@@ -48,6 +51,32 @@ def open_recipe_run(cfg: RecipeRun) -> Path:
     return run_dir
 
 
+def load_shard(path: Path, keys: tuple[str, ...], settings: str, section: str, kind: str,
+               redo: str) -> dict[str, np.ndarray]:
+    """The arrays ``keys`` of the finished shard file ``path``, checked against the ``settings``
+    that should have made it (a :class:`ConfigError` naming ``section``: ``labels``, ``positions``;
+    ``kind`` and ``redo`` word the message, e.g. "a label shard", "label again")."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            out = {k: data[k] for k in (*keys, "settings")}
+    except (OSError, ValueError, KeyError) as exc:
+        raise ConfigError(section, f"{path} is not {kind} ({exc}); move it away to {redo}") from None
+    if str(out.pop("settings")) != settings:
+        raise ConfigError(section, f"{path} was made with other settings than this configuration's; "
+                                   "use another run name or move the file away")
+    return out
+
+
+def shards_sha256(paths: list[Path]) -> str:
+    """SHA-256 of the shard files' bytes, in order: names the data a recipe's network was fitted on."""
+    return hashlib.sha256(b"".join(path.read_bytes() for path in paths)).hexdigest()
+
+
+def write_run_summary(run_dir: Path, summary: dict[str, Any]) -> None:
+    """Write a recipe run's ``summary`` to ``<run_dir>/metrics.json`` (atomically)."""
+    write_bytes_atomic(run_dir / "metrics.json", (json.dumps(summary, indent=2) + "\n").encode())
+
+
 def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray]], job: Callable[[Any], int],
                    job_args: Callable[[int], Any], workers: int, progress: bool = True,
                    what: str = "shards") -> list[dict[str, np.ndarray]]:
@@ -77,4 +106,4 @@ def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray
     return [done[s] if s in done else read(s) for s in range(len(paths))]
 
 
-__all__ = ["RecipeRun", "collect_shards", "open_recipe_run"]
+__all__ = ["RecipeRun", "collect_shards", "load_shard", "open_recipe_run", "shards_sha256", "write_run_summary"]

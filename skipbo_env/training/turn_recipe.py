@@ -28,7 +28,6 @@ One command (``python train.py --config configs/turnnet_2p.yaml``) runs three st
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -42,12 +41,12 @@ from ..agents.search import SearchAgent
 from ..agents.tournament import run_tournament
 from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, write_turn_net
 from ..episode import decisions
-from ..records import write_bytes_atomic, write_npz_atomic
+from ..records import write_npz_atomic
 from ..rules import ConfigError, new_game
 from .fitting import FitPlan, fit_mlp, split_holdout
 from .recipe_settings import TurnNetConfig
 from .settings_io import recipe_of
-from .shards import collect_shards, open_recipe_run
+from .shards import collect_shards, load_shard, open_recipe_run, shards_sha256, write_run_summary
 
 RECIPE = "turnnet"
 
@@ -115,14 +114,7 @@ def _shard_path(run_dir: Path, shard: int) -> Path:
 
 def read_shard(path: Path, settings: str) -> dict[str, np.ndarray]:
     """A finished shard file, checked against the ``settings`` that should have made it."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            out = {k: data[k] for k in ("X", "S", "offsets", "game", "settings")}
-    except (OSError, ValueError, KeyError) as exc:
-        raise ConfigError("labels", f"{path} is not a label shard ({exc}); move it away to label again") from None
-    if str(out.pop("settings")) != settings:
-        raise ConfigError("labels", f"{path} was made with other settings than this configuration's; "
-                                    "use another run name or move the file away")
+    out = load_shard(path, ("X", "S", "offsets", "game"), settings, "labels", "a label shard", "label again")
     n = len(out["game"])
     offsets = out["offsets"]
     if (out["X"].ndim != 2 or out["X"].shape[1] != FEATURE_SIZE or len(offsets) != n + 1 or offsets[0] != 0
@@ -232,8 +224,7 @@ def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
     shards = collect_labels(cfg, run_dir, progress)
     label_seconds = time.monotonic() - start
     net, fit_summary = fit_turn_net(cfg, shards, run_dir / "fit.csv", progress)
-    digest = hashlib.sha256(b"".join(_shard_path(run_dir, s).read_bytes()
-                                     for s in range(cfg.labels.shards))).hexdigest()
+    digest = shards_sha256([_shard_path(run_dir, s) for s in range(cfg.labels.shards)])
     out = write_turn_net(run_dir / "turnnet.safetensors", net, cfg.game, {
         "recipe": RECIPE, "config": cfg.to_dict(), "labels_sha256": digest, "positions": fit_summary["positions"]})
     checks = {}
@@ -247,7 +238,7 @@ def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
             print(f"check: {mine.wins}/{mine.games} games won against {opponent} ({mine.win_rate:.1%})", flush=True)
     summary = {"run_dir": str(run_dir), "agent_file": str(out), "label_seconds": round(label_seconds, 1),
                "seconds": round(time.monotonic() - start, 1), "fit": fit_summary, "checks": checks}
-    write_bytes_atomic(run_dir / "metrics.json", (json.dumps(summary, indent=2) + "\n").encode())
+    write_run_summary(run_dir, summary)
     return summary
 
 

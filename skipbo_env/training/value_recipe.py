@@ -28,7 +28,6 @@ One command (``python train.py --config configs/value_6p.yaml``) runs three step
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -43,11 +42,11 @@ from ..agents.registry import derive_seed
 from ..agents.valuenet import write_value_net
 from ..bots.heuristic import DEFAULT_WEIGHTS
 from ..encoding import observation_layout
-from ..records import write_bytes_atomic, write_npz_atomic
+from ..records import write_npz_atomic
 from ..rules import ConfigError, GameConfig
 from .fitting import FitPlan, fit_mlp, split_holdout
 from .recipe_settings import ValueNetConfig
-from .shards import collect_shards, open_recipe_run
+from .shards import collect_shards, load_shard, open_recipe_run, shards_sha256, write_run_summary
 
 RECIPE = "value"
 STD_FLOOR = 0.05
@@ -104,14 +103,7 @@ def _shard_path(run_dir: Path, shard: int) -> Path:
 
 def read_shard(path: Path, settings: str, obs_size: int) -> dict[str, np.ndarray]:
     """A finished shard file, checked against the ``settings`` that should have made it."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            out = {k: data[k] for k in ("obs", "game", "seat", "y", "settings")}
-    except (OSError, ValueError, KeyError) as exc:
-        raise ConfigError("positions", f"{path} is not a position shard ({exc}); move it away to play again") from None
-    if str(out.pop("settings")) != settings:
-        raise ConfigError("positions", f"{path} was made with other settings than this configuration's; "
-                                       "use another run name or move the file away")
+    out = load_shard(path, ("obs", "game", "seat", "y"), settings, "positions", "a position shard", "play again")
     n = len(out["y"])
     if (out["obs"].shape != (n, obs_size) or out["obs"].dtype != np.float32 or len(out["game"]) != n
             or len(out["seat"]) != n or not np.all(np.isfinite(out["obs"])) or not np.isin(out["y"], (0, 1)).all()):
@@ -224,15 +216,14 @@ def run_recipe(cfg: ValueNetConfig, progress: bool = True) -> dict[str, Any]:
     shards = collect_positions(cfg, run_dir, progress)
     position_seconds = time.monotonic() - start
     net, fit_summary = fit_value_net(cfg, shards, run_dir / "fit.csv", progress)
-    digest = hashlib.sha256(b"".join(_shard_path(run_dir, s).read_bytes()
-                                     for s in range(cfg.positions.shards))).hexdigest()
+    digest = shards_sha256([_shard_path(run_dir, s) for s in range(cfg.positions.shards)])
     out = write_value_net(run_dir / "value.safetensors", net, cfg.game, {
         "recipe": RECIPE, "config": cfg.to_dict(), "positions_sha256": digest, "fit": fit_summary})
     summary = {"run_dir": str(run_dir), "agent_file": str(out), "position_seconds": round(position_seconds, 1),
                "seconds": round(time.monotonic() - start, 1), "fit": fit_summary,
                "checks": {"heldout_loss": fit_summary["heldout_loss"], "base_rate_loss": fit_summary["base_rate_loss"],
                           "stock_card_gain": fit_summary.get("stock_card_gain")}}
-    write_bytes_atomic(run_dir / "metrics.json", (json.dumps(summary, indent=2) + "\n").encode())
+    write_run_summary(run_dir, summary)
     return summary
 
 
