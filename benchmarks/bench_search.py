@@ -4,7 +4,7 @@ Plays ``--games`` paired games (each deal once with the search agent on every si
 two players each deal twice, the agents swapping seats) of the search agent against
 ``--opponent`` (any ``load_agent`` spec: heuristic, ppo-2p, ...) in every other seat, in one
 process on one core, driving the games itself: ``act_view(state.view(seat))`` for agents that
-have it, else ``act(observe(state, seat))``. ``--players N`` (and ``--partner``: the search
+read the view (``reads_view``), else ``act(observe(state, seat))``. ``--players N`` (and ``--partner``: the search
 agent plays both seats of one team) for the other tables. Prints the search agent's win rate
 (draws count half) and its fair share, the ms per decision of the search agent (mean over all
 its decisions, plan continuations included) and of its searches, and games/s.
@@ -41,6 +41,7 @@ from skipbo_env.agents.search import (  # noqa: E402
     DEFAULT_WORLDS,
     DEFAULT_WORLDS_BY_PLAYERS,
     SearchAgent,
+    SearchSettings,
 )
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
@@ -54,7 +55,7 @@ def play(state, agents, decisions: dict[int, int] | None = None) -> tuple[int | 
         seat = state.current
         agent = agents[seat]
         t = time.perf_counter()
-        if hasattr(agent, "act_view"):
+        if agent.reads_view:
             action = agent.act_view(state.view(seat))
         else:
             action = agent.act(observe(state, seat))
@@ -70,14 +71,13 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
     config = GameConfig(num_players=args.players, partner_game=args.partner)
     sides = config.num_teams
     extra = {key: getattr(args, key)
-             for key in ("reach", "threat", "flex", "reach_q", "threat_q", "reply", "reply_q", "discards", "lead", "depth",
-                         "value", "value_net", "net_opponents", "opponent_net")
+             for key in ("reach", "reach_q", "discards", "depth", "horizon", "value", "value_net", "net_opponents",
+                         "opponent_net")
              if getattr(args, key) is not None}
-    if args.infer is not None:
-        extra["infer"] = bool(args.infer)
+    settings = SearchSettings(worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
+                              rollout=args.rollout, **extra)
     mine = len(config.team_seats(0))  # the search agent's seats per game (one agent each: plans are per seat)
-    searches = [SearchAgent(config, worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
-                            horizon=args.horizon, rollout=args.rollout, **extra) for _ in range(mine)]
+    searches = [SearchAgent(config, settings=settings) for _ in range(mine)]
     worlds = searches[0].worlds  # None above: the agent's default for the table
     opponents = [load_agent(args.opponent, config) for _ in range(config.num_players - mine)]
     outcomes: list[float] = []  # per game in play order: 1 won, 0.5 drawn (no winner), 0 lost
@@ -100,8 +100,7 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
                 agents[seat] = search
             others = [s for s in range(config.num_players) if s not in seats]
             for k, (seat, opponent) in enumerate(zip(others, opponents, strict=True)):
-                if hasattr(opponent, "seed"):
-                    opponent.seed(game_seed + 1 + k)
+                opponent.seed(game_seed + 1 + k)
                 agents[seat] = opponent
             winner, spent = play(new_game(config, seed=derive_seed(args.seed, deal)), agents)
             outcomes.append(1.0 if winner in seats else 0.5 if winner is None else 0.0)
@@ -113,9 +112,9 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
     elapsed = time.perf_counter() - start
     rate = sum(outcomes) / games
     return {
-        "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].horizon,
-        "depth": searches[0].depth, "lead": searches[0].lead, "value": searches[0].value,
-        "net_opponents": searches[0].net_opponents, "opponent": args.opponent, "players": config.num_players,
+        "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].settings.horizon,
+        "depth": searches[0].settings.depth, "value": searches[0].settings.value,
+        "net_opponents": searches[0].settings.net_opponents, "opponent": args.opponent, "players": config.num_players,
         "partner": config.partner_game, "fair_share": 1 / sides,
         "games": games, "wins": outcomes.count(1.0), "draws": outcomes.count(0.5), "outcomes": outcomes,
         "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
@@ -181,16 +180,8 @@ def main() -> None:
                         help="other seats' turns simulated after the seat's own (default: the agent's, "
                              f"by players outside the partner game {DEFAULT_DEPTHS}, else all of them)")
     parser.add_argument("--reach", type=float, default=None, help="own reach weight at the horizon")
-    parser.add_argument("--threat", type=float, default=None, help="opponents' reach weight at the horizon")
-    parser.add_argument("--flex", type=float, default=None,
-                        help="own reach weight on unforeseen building piles at the horizon (default: the agent's)")
     parser.add_argument("--reach-q", type=float, default=None)
-    parser.add_argument("--threat-q", type=float, default=None)
-    parser.add_argument("--reply", type=float, default=None, help="next seat's reach weight after the turn")
-    parser.add_argument("--reply-q", type=float, default=None)
     parser.add_argument("--discards", type=int, default=None, help="extra alternative-discard candidates")
-    parser.add_argument("--lead", type=float, default=None,
-                        help="weight of the leading opposing side's stock (default: the agent's)")
     parser.add_argument("--value", type=float, default=None,
                         help="weight of the learned value at the horizon (default: the agent's, 12 with "
                         "the shipped ppo-2p network in the 2-player game, 0 elsewhere)")
@@ -199,8 +190,6 @@ def main() -> None:
                         help="share of the sampled worlds whose opponents a network plays (default: the agent's)")
     parser.add_argument("--opponent-net", default=None,
                         help="agent file for --net-opponents (default: the table's shipped one)")
-    parser.add_argument("--infer", type=int, choices=[0, 1], default=None,
-                        help="weigh the worlds by the last opponent turn (default: the agent's, off)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()
@@ -231,15 +220,17 @@ def main() -> None:
     if args.include and not args.budgets:
         budgets = []
     for worlds, candidates in budgets:
-        r = measure(args, worlds, candidates)
+        try:
+            r = measure(args, worlds, candidates)
+        except ValueError as exc:  # a setting out of range, named
+            parser.error(str(exc))
         search = r.pop("search")
         rows.append(r)
+        used = search.settings
         print(
-            f"search W={r['worlds']} C={candidates} rollout={args.rollout} prior={args.prior} H={search.horizon} "
-            f"depth={search.depth} "
-            f"reach={search.reach} threat={search.threat} flex={search.flex} rq={search.reach_q} tq={search.threat_q} "
-            f"reply={search.reply} pq={search.reply_q} D={search.discards} lead={search.lead} value={search.value} "
-            f"net_opp={search.net_opponents} infer={int(search.infer)} vs {args.opponent}, "
+            f"search W={r['worlds']} C={candidates} rollout={args.rollout} prior={args.prior} H={used.horizon} "
+            f"depth={used.depth} reach={used.reach} rq={used.reach_q} D={search.discards} value={used.value} "
+            f"net_opp={used.net_opponents} vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "
             f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games ({r['wins']} won, {r['draws']} drawn; "
             f"seed {args.seed}, "

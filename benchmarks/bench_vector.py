@@ -36,7 +36,6 @@ import numpy as np
 
 from skipbo_env.rules import GameConfig
 from skipbo_env.vector import BatchEngine
-from skipbo_env.vector import kernels as K
 
 
 def best_rate(run, reps: int = 3) -> float:
@@ -69,16 +68,11 @@ def api_rate(engine: BatchEngine, with_obs: bool, seconds: float) -> float:
 
 def fused_rate(engine: BatchEngine, with_obs: bool, seconds: float) -> float:
     """Decisions/s of the compiled rollout kernel (masks, optional observations, random pick, apply, redeal)."""
-    masks = np.empty((engine.batch_size, engine.num_actions), np.int8)
-    obs = np.empty((engine.batch_size, engine.obs_size), np.float32)
     rounds = 1
 
     def run():
         start = time.perf_counter()
-        K.rollout_random(
-            engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.tab, engine.arng,
-            rounds, masks, obs, with_obs,
-        )
+        engine.play_random(rounds, with_obs)
         return rounds * engine.batch_size, time.perf_counter() - start
 
     elapsed = run()[1]  # size the timed runs to about ``seconds`` each

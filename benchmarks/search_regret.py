@@ -37,7 +37,7 @@ from tqdm import tqdm
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from skipbo_env.agents.registry import derive_seed, load_agent  # noqa: E402
-from skipbo_env.agents.search import MAX_WORLDS, SearchAgent  # noqa: E402
+from skipbo_env.agents.search import MAX_WORLDS, SearchAgent, SearchSettings  # noqa: E402
 from skipbo_env.episode import decisions  # noqa: E402
 from skipbo_env.rules import GameConfig, SeatView, new_game  # noqa: E402
 
@@ -60,8 +60,8 @@ def positions(config: GameConfig, games: int, seed: int) -> list[SeatView]:
 def study(args: argparse.Namespace) -> dict:
     config = GameConfig()
     views = positions(config, args.games, args.seed)
-    oracle = SearchAgent(config, seed=derive_seed(args.seed, 3), worlds=args.oracle_worlds)
-    budgets = {w: SearchAgent(config, seed=derive_seed(args.seed, 4, w), worlds=w) for w in args.worlds}
+    oracle = SearchAgent(config, derive_seed(args.seed, 3), SearchSettings(worlds=args.oracle_worlds))
+    budgets = {w: SearchAgent(config, derive_seed(args.seed, 4, w), SearchSettings(worlds=w)) for w in args.worlds}
     regret: dict[str, list[float]] = {"heuristic": [], **{str(w): [] for w in args.worlds}}
     agree: dict[str, list[bool]] = {key: [] for key in regret}
     kept = 0

@@ -1,4 +1,4 @@
-"""The compiled heuristic planner (``skipbo_env.vector.heuristic``) plans exactly what the Python
+"""The compiled heuristic planner (``skipbo_env.vector.compiled_heuristic``) plans exactly what the Python
 planner (``skipbo_env.bots.heuristic.plan_turn``) plans: same sequence of moves from every position,
 so the heuristic agent plays the same games with either (the documented tables do not move)."""
 
@@ -16,7 +16,7 @@ from skipbo_env.bots import make_bot  # noqa: E402
 from skipbo_env.bots.heuristic import DEFAULT_WEIGHTS, HeuristicAgent, plan_turn  # noqa: E402
 from skipbo_env.encoding import decode_action, fields_from_view  # noqa: E402
 from skipbo_env.rules import GameConfig, new_game  # noqa: E402
-from skipbo_env.vector.heuristic import compiled_plan  # noqa: E402
+from skipbo_env.vector.compiled_heuristic import compiled_plan  # noqa: E402
 
 CONFIGS = [
     GameConfig(num_players=2),

@@ -10,10 +10,11 @@ import pytest
 pytest.importorskip("numba")
 
 from skipbo_env.agents.tournament import run_tournament  # noqa: E402
+from skipbo_env.bots.protocol import AgentBase  # noqa: E402
 from skipbo_env.episode import AgentError  # noqa: E402
 from skipbo_env.rules import GameConfig, new_game  # noqa: E402
 from skipbo_env.vector import LearnerBatch  # noqa: E402
-from skipbo_env.vector.games import IN_ENGINE, OUTSIDE, play_engine_games  # noqa: E402
+from skipbo_env.vector.engine_games import IN_ENGINE, OUTSIDE, play_engine_games  # noqa: E402
 
 CASES = [
     (("heuristic", "greedy"), GameConfig(num_players=2), 16),
@@ -37,7 +38,14 @@ def test_engine_tournament_equals_rules_core_tournament(specs, config, games, tm
     assert in_engine.summary() == rules.summary()
 
 
-class _Illegal:
+class _Illegal(AgentBase):
+    """A batched agent that always picks an illegal action."""
+
+    batched = True
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
     def act_batch(self, observations):
         return np.array([int(np.flatnonzero(o["action_mask"] == 0)[0]) for o in observations])
 
@@ -50,10 +58,16 @@ def test_outside_agent_illegal_action_is_named():
                           [[_Illegal(), None]] * 3, [["bad", "greedy"]] * 3)
 
 
-def test_seat_without_agent_is_refused():
+def test_seat_without_agent_or_with_an_unbatched_agent_is_refused():
+    """An outside seat needs an agent that declares ``batched``."""
+    from skipbo_env.bots import GreedyAgent
+
     config = GameConfig(num_players=2, short_game=True)
     with pytest.raises(ValueError, match="no in-engine kind and no batched agent"):
         play_engine_games([new_game(config, seed=0)], [[OUTSIDE, OUTSIDE]], [[0, 0]], [[None, None]])
+    with pytest.raises(ValueError, match="no in-engine kind and no batched agent"):
+        play_engine_games([new_game(config, seed=0)], [[OUTSIDE, OUTSIDE]], [[0, 0]],
+                          [[GreedyAgent(config), GreedyAgent(config)]])
 
 
 @pytest.mark.parametrize("fields", [

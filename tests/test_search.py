@@ -1,5 +1,5 @@
 """The search agent (skipbo_env.agents.search): legal moves, determinism, information
-discipline (only the SeatView matters) and the registry's spec parsing."""
+discipline (only the SeatView matters), its settings and the registry's spec parsing."""
 
 from __future__ import annotations
 
@@ -10,9 +10,13 @@ pytest.importorskip("numba")
 
 from support import choice_positions  # noqa: E402
 
-from skipbo_env.agents import SearchAgent, known_agents, load_agent, parse_search_spec  # noqa: E402
+from skipbo_env.agents import SearchAgent, SearchSettings, known_agents, load_agent, parse_search_spec  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import GameConfig, GameState, new_game, sample_state  # noqa: E402
+
+
+def _search(config: GameConfig, seed: int | None = None, **settings) -> SearchAgent:
+    return SearchAgent(config, seed, SearchSettings(**settings))
 
 
 def _play(config: GameConfig, agents, seed: int, limit: int = 100_000) -> tuple[GameState, list[int]]:
@@ -35,7 +39,7 @@ def _play(config: GameConfig, agents, seed: int, limit: int = 100_000) -> tuple[
     ids=["2p", "3p-short", "4p-partner-short", "6p-short"],
 )
 def test_every_action_is_legal_over_full_games(config):
-    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3) for s in range(config.num_players)]
+    agents = [_search(config, seed=s, worlds=2, candidates=3) for s in range(config.num_players)]
     state, _ = _play(config, agents, seed=1)
     assert state.is_over
     assert sum(a.searches for a in agents) > 0
@@ -43,8 +47,8 @@ def test_every_action_is_legal_over_full_games(config):
 
 def test_same_seed_same_decisions():
     config = GameConfig(short_game=True)
-    a = [SearchAgent(config, seed=5, worlds=4, candidates=4) for _ in range(2)]
-    b = [SearchAgent(config, seed=5, worlds=4, candidates=4) for _ in range(2)]
+    a = [_search(config, seed=5, worlds=4, candidates=4) for _ in range(2)]
+    b = [_search(config, seed=5, worlds=4, candidates=4) for _ in range(2)]
     _, first = _play(config, a, seed=3)
     _, second = _play(config, b, seed=3)
     assert first == second
@@ -63,7 +67,7 @@ def test_only_the_view_matters():
     """For a fixed position and sampling seed, rearranging the hidden cards (other hands, stocks
     below their tops, draw pile order) never changes the decision (R3, R4, R28)."""
     config = GameConfig()
-    agent = SearchAgent(config, worlds=8, candidates=6)
+    agent = _search(config, worlds=8, candidates=6)
     for state in _positions(config, 6):
         seat = state.current
         view = state.view(seat)
@@ -83,17 +87,17 @@ def test_score_candidates_is_the_search_the_agent_plays():
     compared = 0
     for state in _positions(config, 6):
         view = state.view(state.current)
-        scorer = SearchAgent(config, seed=3, worlds=8, candidates=6)
+        scorer = _search(config, seed=3, worlds=8, candidates=6)
         paths, scores = scorer.score_candidates(view)
         assert len(paths) == len(scores) and all(path[0] in view.legal_moves() for path in paths)
-        other_paths, _ = SearchAgent(config, seed=4, worlds=2, candidates=6).score_candidates(view)
+        other_paths, _ = _search(config, seed=4, worlds=2, candidates=6).score_candidates(view)
         assert other_paths == paths
         if len(paths) > 1:
             compared += 1
-            player = SearchAgent(config, seed=3, worlds=8, candidates=6)
+            player = _search(config, seed=3, worlds=8, candidates=6)
             assert decode_action(player.act_view(view), config) == paths[int(np.argmax(scores))][0]
     assert compared > 0
-    agent = SearchAgent(config, seed=0, worlds=2, candidates=2)
+    agent = _search(config, seed=0, worlds=2, candidates=2)
     state = new_game(config, seed=0)
     with pytest.raises(ValueError, match="not to move"):
         agent.score_candidates(state.view(1 - state.current))
@@ -103,7 +107,7 @@ def test_score_candidates_is_the_search_the_agent_plays():
 
 def test_act_needs_the_view():
     config = GameConfig()
-    agent = SearchAgent(config, seed=0, worlds=2, candidates=2)
+    agent = _search(config, seed=0, worlds=2, candidates=2)
     state = new_game(config, seed=0)
     with pytest.raises(ValueError, match="act_view"):
         agent.act(observe(state, state.current))
@@ -116,12 +120,12 @@ def test_registry_specs():
     config = GameConfig()
     agent = load_agent("search", config, seed=0)
     assert isinstance(agent, SearchAgent) and (agent.worlds, agent.candidates) == (64, 12)  # 2 players: 64 worlds
-    assert parse_search_spec("search") == {"worlds": None, "candidates": 12}  # None: the table's default
+    assert parse_search_spec("search") == SearchSettings(worlds=None, candidates=12)  # None: the table's default
     agent = load_agent("search:3", config, seed=0)
     assert (agent.worlds, agent.candidates) == (3, 12)
     agent = load_agent("search:5:2", config, seed=0)
     assert (agent.worlds, agent.candidates) == (5, 2)
-    assert parse_search_spec("search:7:4") == {"worlds": 7, "candidates": 4}
+    assert parse_search_spec("search:7:4") == SearchSettings(worlds=7, candidates=4)
     for bad, match in [
         ("search:", r"worlds must be an int in 1\.\.4096, got ''"),
         ("search:0", r"worlds must be an int in 1\.\.4096, got '0'"),
@@ -136,73 +140,38 @@ def test_registry_specs():
     with pytest.raises(ValueError, match="unknown agent 'searchy'"):
         load_agent("searchy", config)
     with pytest.raises(ValueError, match="worlds must be an int"):
-        SearchAgent(config, worlds=0)
-
-
-def _engine_rows(count: int):
-    """Engine rows (``hot`` as int64) of ``count`` 2-player positions, and per row and seat what
-    bots.heuristic.reach_chance reads: (stock top, building piles, numbers at hand, wilds at hand)."""
-    from skipbo_env.vector import BatchEngine
-    from skipbo_env.vector import kernels as K
-
-    config = GameConfig()
-    states = list(_positions(config, count))
-    eng = BatchEngine(config, len(states), seed=0)
-    for j, state in enumerate(states):
-        eng.load(j, state.to_dict())
-    hot = eng.hot.astype(np.int64)
-    seen = {}
-    for seat in range(2):
-        base = K.G_SEATS + seat * K.SEAT_HOT
-        for r in range(len(states)):
-            hand = hot[r, base + 1: base + 14]
-            tops = hot[r, base + K.S_TOP: base + K.S_TOP + 4]
-            numbers = frozenset([v for v in range(1, 13) if hand[v - 1]] + [int(t) for t in tops if 1 <= t <= 12])
-            jokers = int(hand[12]) + int((tops == 13).sum())
-            top = int(hot[r, base + K.S_STOP]) or None
-            building = tuple(int(x) for x in hot[r, K.G_BN: K.G_BN + 4])
-            seen[r, seat] = (top, building, numbers, jokers)
-    return hot, K, seen
+        _search(config, worlds=0)
 
 
 def test_reach_chance_matches_the_heuristic():
-    """The vectorized reach chance over engine rows equals bots.heuristic.reach_chance."""
-    from skipbo_env.agents.search import _reach_chance
+    """The engine's compiled reach chance of a seat's stock top, per game, equals
+    bots.heuristic.reach_chance of what the seat holds (hand and discard-top numbers, wilds there)."""
     from skipbo_env.bots.heuristic import reach_chance
+    from skipbo_env.vector import BatchEngine
 
-    hot, K, seen = _engine_rows(12)
+    config = GameConfig()
+    states = list(_positions(config, 12))
+    eng = BatchEngine(config, len(states), seed=0)
+    for j, state in enumerate(states):
+        eng.load_state(j, state)
     for seat in range(2):
-        got = _reach_chance(hot, K, seat, 0.4)
-        for r in range(hot.shape[0]):
-            top, building, numbers, jokers = seen[r, seat]
+        got = eng.reach_chances(seat, 0.4)
+        for r, state in enumerate(states):
+            hand, tops = state.hands[seat], [pile[-1] for pile in state.discards[seat] if pile]
+            numbers = frozenset([v for v in range(1, 13) if hand[v]] + [t for t in tops if t != 13])
+            jokers = hand[13] + tops.count(13)
+            top = state.stocks[seat][-1] if state.stocks[seat] else None
+            building = tuple(len(pile) for pile in state.building)
             assert got[r] == pytest.approx(reach_chance(top, building, numbers, jokers, 0.4))
+    with pytest.raises(ValueError, match="seat must be in 0..1"):
+        eng.reach_chances(2, 0.4)
 
 
-def test_flex_chance_is_the_reach_chance_on_unforeseen_piles():
-    """_flex_chance: the reach chance when each of the four building piles shows any of 0..11
-    alike and independently (R12, R13 chains), whatever the simulated piles show."""
-    from skipbo_env.agents.search import _flex_chance
-    from skipbo_env.bots.heuristic import reach_chance
-
-    hot, K, seen = _engine_rows(12)
-    for seat in range(2):
-        got = _flex_chance(hot, K, seat, 0.4)
-        for r in range(hot.shape[0]):
-            top, _, numbers, jokers = seen[r, seat]
-            fail = np.mean([1.0 - reach_chance(top, (pile,), numbers, jokers, 0.4) for pile in range(12)])
-            want = 0.0 if top is None else 1.0 - fail**4
-            assert got[r] == pytest.approx(want)
-            assert 0.0 <= got[r] <= 1.0
-    before = _flex_chance(hot, K, 0, 0.4)
-    hot[:, K.G_BN: K.G_BN + 4] = (hot[:, K.G_BN: K.G_BN + 4] + 5) % 12  # other simulated piles ...
-    assert np.array_equal(_flex_chance(hot, K, 0, 0.4), before)  # ... the same chance
-
-
-def test_evaluation_options_play_legal_moves():
+def test_other_weights_play_legal_moves():
     config = GameConfig(short_game=True)
     agents = [
-        SearchAgent(config, seed=1, worlds=3, candidates=3, reach=0.5, threat=0.5, flex=0.5, reply=0.5, discards=2),
-        SearchAgent(config, seed=2, worlds=2, candidates=2, discards=1),
+        _search(config, seed=1, worlds=3, candidates=3, reach=0.5, reach_q=0.5, prior=1.0, win=10.0, discards=2),
+        _search(config, seed=2, worlds=2, candidates=2, discards=1),
     ]
     state, _ = _play(config, agents, seed=4)
     assert state.is_over and agents[0].searches > 0
@@ -211,30 +180,30 @@ def test_evaluation_options_play_legal_moves():
 @pytest.mark.parametrize("rollout", ["greedy", "heuristic"])
 def test_rollout_agents_play_legal_games(rollout):
     config = GameConfig(num_players=3, short_game=True)
-    agents = [SearchAgent(config, seed=s, worlds=3, candidates=3, rollout=rollout) for s in range(3)]
+    agents = [_search(config, seed=s, worlds=3, candidates=3, rollout=rollout) for s in range(3)]
     state, _ = _play(config, agents, seed=4)
     assert state.is_over
-    assert agents[0].rollout == rollout
+    assert agents[0].settings.rollout == rollout
 
 
 def test_unknown_rollout_is_refused():
     with pytest.raises(ValueError, match="rollout must be one of greedy, heuristic"):
-        SearchAgent(GameConfig(), rollout="random")
+        _search(GameConfig(), rollout="random")
 
 
 def test_default_horizon_and_bad_horizons():
     # no extra round at any table by default (docs/search.md); a longer one on request
     for config in (GameConfig(), GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)):
-        assert SearchAgent(config, worlds=1, candidates=1).horizon == 0
-    assert SearchAgent(GameConfig(), worlds=1, candidates=1, horizon=1).horizon == 1
+        assert _search(config, worlds=1, candidates=1).settings.horizon == 0
+    assert _search(GameConfig(), worlds=1, candidates=1, horizon=1).settings.horizon == 1
     for bad in (-1, 9, 1.0, "1"):
         with pytest.raises(ValueError, match="horizon must be an int in 0..8"):
-            SearchAgent(GameConfig(), horizon=bad)
+            _search(GameConfig(), horizon=bad)
 
 
 def test_a_longer_horizon_plays_legal_games():
     config = GameConfig(short_game=True)
-    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, horizon=2) for s in range(2)]
+    agents = [_search(config, seed=s, worlds=2, candidates=3, horizon=2) for s in range(2)]
     state, _ = _play(config, agents, seed=6)
     assert state.is_over
 
@@ -242,31 +211,31 @@ def test_a_longer_horizon_plays_legal_games():
 def test_depth_defaults_to_every_other_seat_and_is_validated():
     # every other seat by default; the next seat alone at 6 players (docs/search.md)
     for n in (2, 3, 4, 5):
-        assert SearchAgent(GameConfig(num_players=n), worlds=1, candidates=1).depth == n - 1
-    assert SearchAgent(GameConfig(num_players=6), worlds=1, candidates=1).depth == 1
-    assert SearchAgent(GameConfig(num_players=6, partner_game=True), worlds=1, candidates=1).depth == 5
+        assert _search(GameConfig(num_players=n), worlds=1, candidates=1).settings.depth == n - 1
+    assert _search(GameConfig(num_players=6), worlds=1, candidates=1).settings.depth == 1
+    assert _search(GameConfig(num_players=6, partner_game=True), worlds=1, candidates=1).settings.depth == 5
     config = GameConfig(num_players=6)
-    assert SearchAgent(config, worlds=1, candidates=1, depth=2).depth == 2
-    assert SearchAgent(config, worlds=1, candidates=1, depth=0).depth == 0  # scored when the own turn ends
+    assert _search(config, worlds=1, candidates=1, depth=2).settings.depth == 2
+    assert _search(config, worlds=1, candidates=1, depth=0).settings.depth == 0  # scored when the own turn ends
     for bad in (-1, 6, 1.0, "1"):
         with pytest.raises(ValueError, match=r"depth must be an int in 0\.\.5"):
-            SearchAgent(config, depth=bad)
+            _search(config, depth=bad)
     # stopping before the seat's next turn leaves nothing for a longer horizon or an agent's value
     # head to read (a value network reads any seat's turn start: tests/test_valuenet.py)
     with pytest.raises(ValueError, match="depth 2 stops before the seat's next turn: it needs horizon 0"):
-        SearchAgent(config, depth=2, horizon=1)
+        _search(config, depth=2, horizon=1)
     with pytest.raises(ValueError, match="an agent's value head cannot read the position"):
-        SearchAgent(config, depth=2, value=1.0, value_net="unused.safetensors")
+        _search(config, depth=2, value=1.0, value_net="unused.safetensors")
 
 
 def test_worlds_default_by_table_and_explicit_worlds_win():
     # 64 worlds in the 2-player game, 32 at the other tables and in the partner games (docs/search.md)
-    assert SearchAgent(GameConfig(), value=0.0, net_opponents=0.0).worlds == 64
+    assert _search(GameConfig(), value=0.0, net_opponents=0.0).worlds == 64
     for config in (GameConfig(num_players=3), GameConfig(num_players=6), GameConfig(num_players=4, partner_game=True)):
-        assert SearchAgent(config).worlds == 32
-    assert SearchAgent(GameConfig(), worlds=8, value=0.0, net_opponents=0.0).worlds == 8
+        assert _search(config).worlds == 32
+    assert _search(GameConfig(), worlds=8, value=0.0, net_opponents=0.0).worlds == 8
     # the network plays its share of the table's worlds: a quarter of 64
-    assert SearchAgent(GameConfig(), value=0.0)._net_worlds == 16
+    assert _search(GameConfig(), value=0.0)._net_worlds == 16
     assert load_agent("search:32", GameConfig(), seed=0)._net_worlds == 8
 
 
@@ -281,24 +250,24 @@ def test_a_shorter_depth_stops_the_simulations_after_that_many_seats(depth):
         moves = state.view(state.current).legal_moves()
         state.apply(moves[rng.integers(len(moves))])
     view = state.view(2)
-    agent = SearchAgent(config, seed=0, worlds=4, candidates=3, depth=depth)
+    agent = _search(config, seed=0, worlds=4, candidates=3, depth=depth)
     paths = agent.score_candidates(view)[0][:3]
     assert len(paths) >= 2
     agent._simulate(view, paths)
-    eng, K = agent._engine, agent._k
+    eng = agent._engine
     used = 4 * len(paths)
-    running = eng.hot[:used, K.G_DONE] == 0
+    running = ~eng.done[:used]
     assert running.any()
     assert (eng.current[:used][running] == (2 + depth + 1) % 6).all()
-    full = SearchAgent(config, seed=0, worlds=4, candidates=3, depth=5)
+    full = _search(config, seed=0, worlds=4, candidates=3, depth=5)
     full._simulate(view, paths)
-    running = full._engine.hot[:used, K.G_DONE] == 0
+    running = ~full._engine.done[:used]
     assert (full._engine.current[:used][running] == 2).all()
 
 
 def test_a_shorter_depth_plays_legal_games():
     config = GameConfig(num_players=4, short_game=True)
-    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, depth=s % 4) for s in range(4)]
+    agents = [_search(config, seed=s, worlds=2, candidates=3, depth=s % 4) for s in range(4)]
     state, _ = _play(config, agents, seed=3)
     assert state.is_over
 
@@ -318,23 +287,9 @@ def test_a_candidate_move_made_illegal_by_a_hidden_refill_hands_over_to_the_roll
     assert view.draw_size == 0 and view.completed_size == 0
     path = (Play(Source.HAND, 0, card=11), Play(Source.DISCARD, 0, discard_pile=0), Play(Source.HAND, 1, card=2),
             Play(Source.HAND, 1, card=3), EndTurn())
-    agent = SearchAgent(config, seed=0, worlds=4, candidates=2)
+    agent = _search(config, seed=0, worlds=4, candidates=2)
     race = agent._simulate(view, [path, path[:1]])
     assert race.shape == (2,) and np.isfinite(race).all()
-
-
-def test_lead_is_validated_and_changes_nothing_with_one_opposing_side():
-    """``lead`` weighs the leading opposing side's stock; with one opposing side (2 players, the
-    4-player partner game) the leader is the mean, so the decisions are the same."""
-    for bad in (-0.1, 1.5, float("nan")):
-        with pytest.raises(ValueError, match="lead must be in 0..1"):
-            SearchAgent(GameConfig(), worlds=1, candidates=1, lead=bad)
-    for config in (GameConfig(short_game=True), GameConfig(num_players=4, partner_game=True, short_game=True)):
-        games = []
-        for lead in (0.0, 1.0):
-            agents = [SearchAgent(config, seed=s, worlds=3, candidates=3, lead=lead) for s in range(config.num_players)]
-            games.append(_play(config, agents, seed=8)[1])
-        assert games[0] == games[1]
 
 
 def test_the_search_agent_teaches_its_own_decisions():
@@ -383,32 +338,32 @@ def test_learned_value_option(tmp_path):
 
     config = GameConfig()
     net = shipped_agent_path("ppo-2p")
-    default = SearchAgent(config, worlds=2, candidates=2)
-    assert default.value == DEFAULT_VALUE > 0 and default.value_net == net  # the 2-player default
+    default = _search(config, worlds=2, candidates=2)
+    assert default.settings.value == DEFAULT_VALUE > 0 and default.value_net == net  # the 2-player default
     three = GameConfig(num_players=3, short_game=True)
-    assert SearchAgent(three, worlds=2, candidates=2).value == 0.0  # no shipped network reads 3 players
+    assert _search(three, worlds=2, candidates=2).settings.value == 0.0  # no shipped network reads 3 players
     with pytest.raises(ValueError, match="no shipped network reads this table"):
-        SearchAgent(three, value=1.0)
+        _search(three, value=1.0)
     with pytest.raises(ValueError, match="value must be a finite weight"):
-        SearchAgent(config, value=-1.0)
+        _search(config, value=-1.0)
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(b"not a network")
     with pytest.raises(CheckpointError, match="bad.safetensors"):
-        SearchAgent(config, value=1.0, value_net=bad)
+        _search(config, value=1.0, value_net=bad)
     with pytest.raises(CheckpointError, match="observation shape"):
-        SearchAgent(three, value=1.0, value_net=net)
+        _search(three, value=1.0, value_net=net)
 
     state = new_game(config, seed=2)
     view = state.view(state.current)
-    plain = SearchAgent(config, seed=3, worlds=4, candidates=4, value=0.0)
-    valued = SearchAgent(config, seed=3, worlds=4, candidates=4, value=40.0)
+    plain = _search(config, seed=3, worlds=4, candidates=4, value=0.0)
+    valued = _search(config, seed=3, worlds=4, candidates=4, value=40.0)
     paths, base = plain.score_candidates(view)
     same_paths, scores = valued.score_candidates(view)
     assert same_paths == paths and len(paths) > 1
     # same worlds (same seed): the scores differ by the value term alone, which varies by candidate
     assert np.ptp(scores - base) > 0
     # the value head reads the seat's observation at the horizon: a bounded estimate, 0 for ended games
-    running = valued._engine.hot[:, valued._k.G_DONE] == 0
+    running = ~valued._engine.done
     values = valued._learned_value(running, view.seat)
     assert np.all(np.abs(values[running]) < 5.0) and np.all(values[~running] == 0.0)
     assert np.ptp(values[running]) > 0
@@ -422,16 +377,16 @@ def test_network_opponents_option():
     from skipbo_env.agents.search import DEFAULT_NET_OPPONENTS
 
     config = GameConfig()
-    default = SearchAgent(config, worlds=4, candidates=2)
-    assert default.net_opponents == DEFAULT_NET_OPPONENTS > 0 and default._net_worlds == 1  # the 2-player default
-    assert SearchAgent(GameConfig(num_players=3), worlds=4, candidates=2).net_opponents == 0.0  # no network for 3
+    default = _search(config, worlds=4, candidates=2)
+    assert default.settings.net_opponents == DEFAULT_NET_OPPONENTS > 0 and default._net_worlds == 1  # the 2-player default
+    assert _search(GameConfig(num_players=3), worlds=4, candidates=2).settings.net_opponents == 0.0  # no network for 3
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="net_opponents must be a share"):
-            SearchAgent(config, net_opponents=bad)
+            _search(config, net_opponents=bad)
     three = GameConfig(num_players=3, short_game=True)
     with pytest.raises(ValueError, match="net_opponents > 0 needs a network"):
-        SearchAgent(three, net_opponents=0.5)
-    both = SearchAgent(config, worlds=4, candidates=4, net_opponents=0.5)
+        _search(three, net_opponents=0.5)
+    both = _search(config, worlds=4, candidates=4, net_opponents=0.5)
     assert both.opponent_net == both.value_net == shipped_agent_path("ppo-2p") and both._net_worlds == 2
     assert both._opponent.policy is both._value_policy  # one file, loaded once
 
@@ -439,96 +394,38 @@ def test_network_opponents_option():
     view = state.view(state.current)
     runs = {}
     for share in (0.0, 1.0, 1.0):
-        agent = SearchAgent(config, seed=3, worlds=4, candidates=4, value=0.0, net_opponents=share)
+        agent = _search(config, seed=3, worlds=4, candidates=4, value=0.0, net_opponents=share)
         runs.setdefault(share, []).append(agent.score_candidates(view))
     (paths, heuristic), = runs[0.0]
     (paths1, net), (paths2, net_again) = runs[1.0]
     assert paths == paths1 == paths2 and len(paths) > 1
     assert np.array_equal(net, net_again)  # same seed, same scores
     assert not np.array_equal(net, heuristic)  # same worlds, other opponents: other futures
-    agents = [SearchAgent(config, seed=s, worlds=2, candidates=3, net_opponents=1.0) for s in range(2)]
+    agents = [_search(config, seed=s, worlds=2, candidates=3, net_opponents=1.0) for s in range(2)]
     _, actions = _play(config, agents, seed=6, limit=80)
     assert len(actions) == 80 and agents[0].searches > 0
 
 
-def test_stock_reachable_reads_chains_from_hand_and_discard_tops():
-    """_stock_reachable: the building chain to a stock top (R12), wrapping past 12 (R13), from hand
-    numbers, discard tops and wilds filling the gaps (R12); never for a wild or no stock top."""
-    from skipbo_env.agents.search import _stock_reachable
+def test_settings_are_validated_when_built_and_frozen():
+    """SearchSettings rejects a bad value with an error naming the setting; the table-dependent
+    defaults and checks apply when an agent resolves them for its game (for_table)."""
+    import dataclasses
 
-    def hands(*cards_lists):
-        out = np.zeros((len(cards_lists), 14), np.int64)
-        for row, cards in enumerate(cards_lists):
-            for card in cards:
-                out[row, card] += 1
-        return out
-
-    none = (None, None, None, None)
-    got = _stock_reachable(hands([4], [6], [13], [], [1, 2, 3]), none, (3, 0, 0, 0), 5)
-    assert got.tolist() == [True, False, True, False, False]  # 4 on the 3, or a wild; 1-2-3 still lacks the 4
-    assert _stock_reachable(hands([1, 2, 3, 4]), none, (0, 0, 0, 0), 5).tolist() == [True]
-    assert _stock_reachable(hands([]), (None, 4, None, None), (3, 0, 0, 0), 5).tolist() == [True]  # a discard top
-    assert _stock_reachable(hands([]), (13, None, None, None), (3, 0, 0, 0), 5).tolist() == [True]  # a wild top
-    assert _stock_reachable(hands([]), none, (4, 0, 0, 0), 5).tolist() == [True]  # fits now
-    assert _stock_reachable(hands([13], [4]), (13, None, None, None), (3, 0, 0, 0), 5, wilds=False).tolist() == [
-        False, True]  # without wilds: neither the hand's nor the discard top's
-    wrap = _stock_reachable(hands([12, 1], [12], [12, 13], [1]), none, (11, 11, 11, 11), 2)
-    assert wrap.tolist() == [True, False, True, False]  # 12 completes the pile, then 1 (R13)
-    assert not _stock_reachable(hands([13, 13, 13]), none, (3, 0, 0, 0), 13).any()  # a wild stock top
-    assert not _stock_reachable(hands([4]), none, (3, 0, 0, 0), None).any()  # no stock
-
-
-def test_inference_weighs_worlds_by_the_last_opponent_turn():
-    """infer: at the seat's turn, sampled worlds in which the seat before it could have played its
-    stock top on the piles it left weigh MISS_RATES (heuristic model; network model in the
-    net_opponents worlds; a chain without a wild or one that needs a wild), the others 1; equal weights without the turn-start memory or infer=False."""
-    from skipbo_env.agents.search import MISS_RATES, _stock_reachable
-
-    config = GameConfig()
-    assert not SearchAgent(config, worlds=2, candidates=2, value=0.0, net_opponents=0.0).infer  # off by default
-    agent = SearchAgent(config, seed=1, worlds=32, candidates=2, value=0.0, net_opponents=0.25, infer=True)
-    with pytest.raises(TypeError, match="infer must be a bool"):
-        SearchAgent(config, worlds=2, candidates=2, value=0.0, net_opponents=0.0, infer=1)
-    bots = [load_agent("heuristic", config, seed=s) for s in range(2)]
-    checked = 0
-    for game in range(6):
-        state = new_game(config, seed=50 + game)
-        agent.seed(game)
-        seen_turn = -1
-        while not state.is_over and checked < 12:
-            seat = state.current
-            view = state.view(seat)
-            if seat == 0 and state.turn != seen_turn and state.turn >= 1:
-                seen_turn = state.turn
-                agent.act_view(view)  # remembers the piles the opponent left
-                worlds = [sample_state(view, np.random.default_rng(k)) for k in range(32)]
-                hands = np.array([w.hands[1] for w in worlds])
-                args = (view.discard_tops(1), view.building_values, view.stock_tops[1])
-                could = _stock_reachable(hands, *args)
-                plain = _stock_reachable(hands, *args, wilds=False)
-                assert not (plain & ~could).any()
-                if could.any() and not could.all():
-                    weight = agent._world_weights(view, worlds)
-                    assert weight.sum() == pytest.approx(1.0)
-                    model = [MISS_RATES[1] if j < agent._net_worlds else MISS_RATES[0] for j in range(32)]
-                    expect = np.array([(rate[0] if p else rate[1] if c else 1.0)
-                                       for rate, p, c in zip(model, plain, could, strict=True)])
-                    assert np.allclose(weight, expect / expect.sum())
-                    agent.infer = False
-                    assert np.allclose(agent._world_weights(view, worlds), 1 / 32)
-                    agent.infer = True
-                    fresh = SearchAgent(config, worlds=32, candidates=2, value=0.0, net_opponents=0.25, infer=True)
-                    assert np.allclose(fresh._world_weights(view, worlds), 1 / 32)  # no memory of the turn start
-                    checked += 1
-            state.apply(decode_action(bots[seat].act_view(view), config))
-    assert checked >= 5
-
-
-def test_stock_misses_benchmark_runs():
-    """benchmarks/stock_misses.py (the figures behind MISS_RATES) end to end on one game."""
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "benchmarks/stock_misses.py", "--games", "1", "--worlds", "4"],
-                         capture_output=True, text=True, check=True).stdout
-    assert "heuristic:" in out and "miss rate" in out
+    for bad, match in [
+        (dict(worlds=0), r"worlds must be an int in 1\.\.4096, got 0"),
+        (dict(candidates=0), r"candidates must be an int in 1\.\.64"),
+        (dict(discards=-1), r"discards must be an int in 0\.\.64"),
+        (dict(prior=float("inf")), "prior must be a finite number"),
+        (dict(reach_q=1.5), r"reach_q must be a chance in 0\.\.1"),
+        (dict(value=float("nan")), "value must be a finite weight >= 0"),
+        (dict(net_opponents=-0.5), r"net_opponents must be a share in 0\.\.1"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            SearchSettings(**bad)
+    settings = SearchSettings(worlds=4)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.worlds = 5  # type: ignore[misc]
+    six = settings.for_table(GameConfig(num_players=6))
+    assert (six.worlds, six.depth, six.value, six.net_opponents) == (4, 1, 33.0, 0.0)
+    with pytest.raises(TypeError, match="settings must be SearchSettings"):
+        SearchAgent(GameConfig(), 0, {"worlds": 4})  # type: ignore[arg-type]

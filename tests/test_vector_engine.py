@@ -45,7 +45,7 @@ from skipbo_env.rules.serialization import rng_to_dict
 
 vector = pytest.importorskip("skipbo_env.vector")
 BatchEngine = vector.BatchEngine
-K = pytest.importorskip("skipbo_env.vector.kernels")
+K = pytest.importorskip("skipbo_env.vector._kernels")
 
 # (config fields, games): 1,060 games in all
 DIFFERENTIAL_CONFIGS = [
@@ -477,3 +477,52 @@ def test_imports_are_lazy():
         "assert 'stable_baselines3' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_tiled_games_replay_their_source_and_parked_slots_sit_still():
+    """tile_games copies whole games (generator included: a copy deals and draws as its source),
+    park marks the slots after a prefix finished, and equal agent streams give equal rollouts."""
+    config = GameConfig(num_players=3, short_game=True)
+    engine = BatchEngine(config, 7, seed=4)
+    for _ in range(5):  # a few random moves first, so the games differ
+        acts = engine.random_legal()
+        live = np.flatnonzero(acts >= 0)
+        engine.step(acts[live], live)
+    engine.tile_games(2, 3)
+    engine.park(6)
+    assert engine.status[6] == 2 and engine.done[6]
+    engine.set_agent_streams(np.array([11, 22], np.uint64))
+    assert engine.arng.tolist() == [11, 22] * 3 + [11]
+    played = engine.play_until((engine.current + 2) % 3, vector.SeatKind.HEURISTIC, vector.PlanCache(7, 3))
+    assert played > 0
+    for k in (1, 2):  # each copy of games 0 and 1 made the same moves, from the same deal
+        for j in (0, 1):
+            assert engine.export(k * 2 + j) == engine.export(j)
+    assert engine.stock_sizes.shape == (7, 3) and (engine.stock_sizes <= 10).all()
+    with pytest.raises(ValueError, match="do not fit a batch of 7"):
+        engine.tile_games(4, 2)
+    with pytest.raises(ValueError, match="3 seat kinds and 7 anchors"):
+        engine.advance([vector.SeatKind.RANDOM] * 2, engine.current)
+
+
+def test_advance_plays_in_engine_seats_up_to_the_learner_or_an_outside_seat():
+    """advance: the seat kinds are relative to each game's anchor; it stops at LEARNER and OUTSIDE
+    seats (and at HEURISTIC seats without a plan cache)."""
+    SeatKind = vector.SeatKind
+    config = GameConfig(num_players=3, short_game=True)
+    engine = BatchEngine(config, 6, seed=1)
+    anchors = np.zeros(6, np.int64)
+    engine.advance([SeatKind.LEARNER, SeatKind.GREEDY, SeatKind.OUTSIDE], anchors)
+    running = ~engine.done
+    assert np.isin(engine.current[running], [0, 2]).all()
+    engine.advance([SeatKind.HEURISTIC] * 3, anchors)  # no plan cache: nothing moves
+    assert np.isin(engine.current[running], [0, 2]).all()
+    assert [int(k) for k in SeatKind] == [K.KIND_LEARNER, K.KIND_RANDOM, K.KIND_GREEDY, K.KIND_OUTSIDE,
+                                          K.KIND_HEURISTIC]
+
+
+def test_fused_random_play_finishes_games():
+    engine = BatchEngine(GameConfig(num_players=2, short_game=True), 4, seed=0)
+    assert engine.play_random(400, with_obs=True) > 0
+    masks = engine.masks()  # the engine's mask buffer is still consistent with its games
+    assert (masks.sum(axis=1) == engine.legal_counts).all()

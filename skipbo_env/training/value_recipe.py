@@ -40,7 +40,6 @@ import numpy as np
 from ..agents.netfile import MLP
 from ..agents.registry import derive_seed
 from ..agents.valuenet import write_value_net
-from ..bots.heuristic import DEFAULT_WEIGHTS
 from ..encoding import observation_layout
 from ..records import write_npz_atomic
 from ..rules import ConfigError, GameConfig
@@ -67,16 +66,11 @@ def self_play_positions(config: GameConfig, games: int, seed: int, share: float,
     """Play ``games`` games of the compiled heuristic in every seat (engine seeded ``seed``) to the
     end; at each turn start keep, with chance ``share`` per running game, one random seat's
     observation. Returns ``obs`` (float32), ``game``, ``seat`` and ``y`` (1: that seat won)."""
-    from ..vector import BatchEngine, kernels  # the fast extra (numba), only to play positions
-    from ..vector.heuristic import plan_caches, weights_vector
+    from ..vector import BatchEngine, PlanCache, SeatKind  # the fast extra (numba), only to play positions
 
     n = config.num_players
     engine = BatchEngine(config, games, seed=seed)
-    kinds = np.full(n, 4, np.int64)  # the heuristic in every seat ...
-    kinds[0] = 0  # ... but the "learner" seat, where each advance stops: one turn a call
-    plans, hstate, expect = plan_caches(games * n)
-    weights = weights_vector(DEFAULT_WEIGHTS)
-    args = (engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.arng, kinds)
+    plans = PlanCache(games, n)  # the heuristic in every seat
     obs, game_ids, seats = [], [], []
     while True:
         live = np.flatnonzero(~engine.done)
@@ -88,7 +82,7 @@ def self_play_positions(config: GameConfig, games: int, seed: int, share: float,
             obs.append(engine.observe_rows(pick, who))
             game_ids.append(pick)
             seats.append(who)
-        kernels.learner_advance(*args, (engine.current + 1) % n, weights, plans, hstate, expect)
+        engine.play_until((engine.current + 1) % n, SeatKind.HEURISTIC, plans)  # one turn a call
     size = engine.obs_size
     g = np.concatenate(game_ids) if game_ids else np.zeros(0, np.int64)
     s = np.concatenate(seats) if seats else np.zeros(0, np.int64)

@@ -6,7 +6,9 @@
 load on first access:
 
 * :class:`BatchEngine`: B games of one configuration in arrays, stepped by
-  compiled kernels, identical to the rules core (state dict bridge).
+  compiled kernels, identical to the rules core (state dict bridge); its
+  in-engine agents play the seats of a :class:`SeatKind` (the heuristic with
+  a :class:`PlanCache`). The kernels are private to this package.
 * :class:`LearnerBatch`: one learner seat per game, the other seats played
   inside the batch (in-engine random/greedy, or Python ``act`` callbacks).
 * :class:`SkipBoVectorEnv`: Gymnasium ``VectorEnv`` (same-step autoreset).
@@ -24,7 +26,8 @@ try:
 except ImportError as exc:
     raise missing_extra(exc, "fast", "the batched engine (skipbo_env.vector)") from exc
 
-from .engine import AGENT_KINDS, BatchEngine  # noqa: E402
+from .compiled_heuristic import PlanCache  # noqa: E402
+from .engine import AGENT_KINDS, BatchEngine, SeatKind  # noqa: E402
 from .learner import LearnerBatch  # noqa: E402
 
 _LAZY = {
@@ -43,4 +46,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["AGENT_KINDS", "BatchEngine", "LearnerBatch", "SkipBoVecEnv", "SkipBoVectorEnv", "make_vec_env"]
+__all__ = ["AGENT_KINDS", "BatchEngine", "LearnerBatch", "PlanCache", "SeatKind", "SkipBoVecEnv", "SkipBoVectorEnv",
+           "make_vec_env"]

@@ -1,9 +1,11 @@
 """The batched engine: B independent games of one configuration, stepped by compiled kernels.
 
-:class:`BatchEngine` owns the arrays described in :mod:`.kernels` and offers
-the operations a vector environment needs, each over the whole batch in one
-compiled call: deal, legal-action masks, observation vectors, validated
-steps, in-engine agents. It follows the rules core exactly (the differential
+:class:`BatchEngine` owns the arrays of the compiled kernels (``_kernels``,
+private to this package) and offers the operations its callers need, each
+over the whole batch in one compiled call: deal, legal-action masks,
+observation vectors, validated steps, in-engine agents (:class:`SeatKind`),
+and the reads and copies a search needs (stock sizes, reach chances, rows
+cloned from a prefix). It follows the rules core exactly (the differential
 test ``tests/test_vector_engine.py`` proves it move by move), and the state
 dict (``GameState.to_dict()``) is the bridge: :meth:`BatchEngine.load` puts a
 rules-core game into a slot and :meth:`BatchEngine.export` writes a slot back.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -50,15 +53,33 @@ from ..rules import (
 from ..rules.cards import PILE_COMPLETE
 from ..rules.errors import GameOverError, IllegalMoveError
 from ..rules.serialization import FORMAT, VERSION
-from . import kernels as K
+from . import _kernels as K
+from .compiled_heuristic import PlanCache
 
-AGENT_KINDS = {"random": 1, "greedy": 2}
-"""In-engine agents by name (kernel codes)."""
+
+class SeatKind(IntEnum):
+    """Who plays a seat when the engine advances its games (:meth:`BatchEngine.advance`)."""
+
+    LEARNER = 0
+    """The caller's seat: advancing stops when it is to move."""
+    RANDOM = 1
+    """The in-engine random agent (a uniformly random legal action)."""
+    GREEDY = 2
+    """The in-engine greedy agent (:class:`skipbo_env.bots.GreedyAgent`'s moves)."""
+    OUTSIDE = 3
+    """An agent outside the kernels (a Python callback, a batched network): advancing stops."""
+    HEURISTIC = 4
+    """The compiled heuristic planner, with a :class:`PlanCache` (else it stops like ``OUTSIDE``)."""
+
+
+AGENT_KINDS = {"random": SeatKind.RANDOM, "greedy": SeatKind.GREEDY}
+"""In-engine agents that choose one action at a time (:meth:`BatchEngine.agent_actions`), by name."""
 
 
 def _check_kernel_constants() -> None:
     """The kernels keep literal constants (numba's cached compilation needs them); they must equal the
-    card constants, the action table and the observation layout they stand for. Runs at import."""
+    card constants, the action table, the observation layout and the seat kinds they stand for.
+    Runs at import."""
     head = observation_layout(GameConfig(num_players=2))
     pairs = {
         "WILD": (K.WILD, WILD), "HAND_SIZE": (K.HAND_SIZE, HAND_SIZE), "DECK": (K.DECK, DECK_SIZE),
@@ -77,6 +98,7 @@ def _check_kernel_constants() -> None:
         "A_END": (K.A_END, ALL_MOVES.index(END_TURN)),
         "A_PSTOCK": (K.A_PSTOCK, ALL_MOVES.index(Play(Source.PARTNER_STOCK, 0))),
         "A_PDISC": (K.A_PDISC, ALL_MOVES.index(Play(Source.PARTNER_DISCARD, 0, discard_pile=0))),
+        **{f"KIND_{kind.name}": (getattr(K, f"KIND_{kind.name}"), int(kind)) for kind in SeatKind},
     }
     wrong = [f"{name}: kernels {ours}, rules/encoding {theirs}" for name, (ours, theirs) in pairs.items() if ours != theirs]
     if NUM_SOLO_MOVES != K.A_PSTOCK:
@@ -91,9 +113,16 @@ _check_kernel_constants()
 _M64 = (1 << 64) - 1
 
 
+def _stock_size(config: GameConfig) -> int:
+    """The configuration's stock size (``GameConfig`` resolves a default at construction)."""
+    size = config.stock_size
+    assert size is not None
+    return size
+
+
 def _config_array(config: GameConfig) -> np.ndarray:
     """The ``cf`` array of the kernels: settings and the row widths of this configuration."""
-    stock_size: int = config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
+    stock_size = _stock_size(config)
     cf = np.zeros(K.CF_SIZE, np.int64)
     cf[K.C_N] = config.num_players
     cf[K.C_S] = stock_size
@@ -110,9 +139,9 @@ def _config_array(config: GameConfig) -> np.ndarray:
 
 
 def _obs_tables(config: GameConfig) -> np.ndarray:
-    """Float32 lookup table of every scaled value, computed with ``encoding.encode_fields``'s own expressions."""
+    """Float32 lookup table of every scaled value ``encoding.encode_view`` writes (each quotient rounded once to float32)."""
     count_scale = COUNT_SCALE
-    stock_size: int = config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
+    stock_size = _stock_size(config)
     sizes = np.arange(DECK_SIZE + 1)
     parts: list[np.ndarray] = [
         np.arange(HAND_SIZE + 1, dtype=np.float32) / HAND_SIZE,  # hand counts (float32 / int)
@@ -152,7 +181,7 @@ def batch_bytes(config: GameConfig, batch_size: int) -> int:
     """Bytes a batch of ``batch_size`` games needs: the engine's arrays and one batch of
     observations (float32) and masks, as the vector envs hold them."""
     n = config.num_players
-    stock_size: int = config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
+    stock_size = _stock_size(config)
     per_game = (
         K.G_SEATS + n * K.SEAT_HOT  # hot
         + K.K_SEATS + n * (stock_size + 4 * K.CAP)  # cold
@@ -184,7 +213,8 @@ class BatchEngine:
 
     Attributes (arrays are live; change games only through the methods):
         config, batch_size, num_actions, obs_size.
-        hot, cold, turn, moves, pcg, arng, cf, tab: the kernels' arrays (see :mod:`.kernels`).
+        hot, cold, turn, moves, pcg, arng, cf, tab: the kernels' arrays (described in ``_kernels``;
+            read and change them through the methods).
         legal_counts: number of legal actions per game, as of the last :meth:`masks`.
     """
 
@@ -275,6 +305,24 @@ class BatchEngine:
         return self.hot[:, K.G_WIN].astype(np.int64) - 1
 
     @property
+    def stock_sizes(self) -> np.ndarray:
+        """(B, num_players) int64: each seat's stock size in every game."""
+        seats = K.G_SEATS + np.arange(self.config.num_players) * K.SEAT_HOT + K.S_STN
+        return self.hot[:, seats].astype(np.int64)
+
+    def reach_chances(self, seat: int, q: float) -> np.ndarray:
+        """Per game: the heuristic's chance that ``seat`` brings a building pile to its stock top this
+        turn from its hand and discard tops (:func:`skipbo_env.bots.heuristic.reach_chance`, compiled),
+        each other missing number coming from unseen cards with chance ``q``; 1 for a wild stock
+        top, 0 for an empty stock. The piles' failure chances multiply in pile order."""
+        if type(seat) is not int or not 0 <= seat < self.config.num_players:
+            raise ValueError(f"seat must be in 0..{self.config.num_players - 1}, got {seat!r}")
+        powers = q ** np.arange(K.PILE_COMPLETE + 1)  # numpy's vectorized powers: the search's scores rest on them
+        out = np.empty(self.batch_size, np.float64)
+        K.batch_reach_chance(self.hot, seat, powers, out)
+        return out
+
+    @property
     def legal_ids(self) -> list[np.ndarray]:
         """Per game, the legal action ids (ascending) as of the last :meth:`masks`."""
         return [self._legal[b, : self.legal_counts[b]].astype(np.int64) for b in range(self.batch_size)]
@@ -361,7 +409,7 @@ class BatchEngine:
         if agent not in AGENT_KINDS:
             raise ValueError(f"unknown in-engine agent {agent!r}; known: {', '.join(AGENT_KINDS)}")
         out = np.empty(self.batch_size, np.int64)
-        K.batch_agent_actions(self.hot, self.cf, self.arng, AGENT_KINDS[agent], out)
+        K.batch_agent_actions(self.hot, self.cf, self.arng, int(AGENT_KINDS[agent]), out)
         return out
 
     def random_legal(self) -> np.ndarray:
@@ -373,6 +421,72 @@ class BatchEngine:
         out = np.empty(self.batch_size, np.int64)
         K.batch_random_legal(self.hot, self.cf, self._masks, self._legal, self.legal_counts, self.arng, out)
         return out
+
+    def play_random(self, rounds: int, with_obs: bool = False) -> int:
+        """``rounds`` rounds of one uniformly random legal decision in every game, fused in one
+        compiled call (each computes the mask, and the mover's observation when ``with_obs``), a
+        new game dealt where one ends: the engine's top speed, for benchmarks. Returns the number
+        of games finished."""
+        obs = np.empty((self.batch_size if with_obs else 0, self.obs_size), np.float32)
+        return int(K.rollout_random(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, self.tab, self.arng,
+                                    rounds, self._masks, obs, with_obs))
+
+    # ------------------------------------------------------------ in-engine agents
+    def advance(self, seat_kinds: Sequence[int] | np.ndarray, anchors: np.ndarray, plans: PlanCache | None = None) -> int:
+        """Play the in-engine seats until every game waits for a ``LEARNER`` or ``OUTSIDE`` seat, or has ended.
+
+        ``seat_kinds[r]`` (:class:`SeatKind`, one per seat) is the kind of the seat ``r`` places
+        after ``anchors[b]`` in game ``b`` (``seat_kinds[0]``: the anchor's own). ``HEURISTIC``
+        seats plan with ``plans`` (one per game and seat; without it they stop like ``OUTSIDE``).
+        The agents draw from the games' agent streams (:meth:`set_agent_streams`). Returns the
+        number of decisions played.
+        """
+        kinds = np.asarray(seat_kinds, dtype=np.int64)
+        anchor = np.asarray(anchors, dtype=np.int64)
+        if kinds.shape != (self.config.num_players,) or anchor.shape != (self.batch_size,):
+            raise ValueError(f"advance needs {self.config.num_players} seat kinds and {self.batch_size} anchors, "
+                             f"got shapes {kinds.shape} and {anchor.shape}")
+        if plans is None:
+            none = np.zeros((0, 0), np.int64)
+            wts, cache = np.zeros(K.W_VECTOR), (none, none, none)
+        else:
+            wts, cache = plans.weights, (plans.plans, plans.state, plans.expect)
+        return int(K.learner_advance(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, self.arng,
+                                     kinds, anchor, wts, *cache))
+
+    def play_until(self, stop: np.ndarray, kind: SeatKind, plans: PlanCache | None = None) -> int:
+        """Every seat played by the in-engine agent ``kind`` until seat ``stop[b]`` is to move in game
+        ``b`` (or the game ends); see :meth:`advance`. Returns the number of decisions played."""
+        kinds = np.full(self.config.num_players, SeatKind(kind), np.int64)
+        kinds[0] = SeatKind.LEARNER
+        return self.advance(kinds, stop, plans)
+
+    def set_agent_streams(self, streams: np.ndarray) -> None:
+        """The in-engine agents of slot ``i`` draw from then on from ``streams[i % len(streams)]``
+        (uint64 splitmix64 states): equal streams, equal draws."""
+        self.arng[:] = np.resize(np.asarray(streams, dtype=np.uint64), self.batch_size)
+
+    # ------------------------------------------------------------ copies
+    def tile_games(self, count: int, copies: int) -> None:
+        """Copy the games of slots ``0..count-1`` (generators included) into the next ``copies - 1``
+        blocks of ``count`` slots: slot ``k * count + j`` then holds game ``j``."""
+        if type(count) is not int or type(copies) is not int or count < 1 or copies < 1 \
+                or count * copies > self.batch_size:
+            raise ValueError(f"{copies} copies of {count} games do not fit a batch of {self.batch_size}")
+        for k in range(1, copies):
+            rows = slice(k * count, (k + 1) * count)
+            self.hot[rows] = self.hot[:count]
+            self.cold[rows] = self.cold[:count]
+            self.turn[rows] = self.turn[:count]
+            self.moves[rows] = self.moves[:count]
+            self.pcg[rows] = self.pcg[:count]
+        self.hot[count: count * copies, K.G_FRESH] = 0  # the mask buffer rows belong to other games
+
+    def park(self, start: int) -> None:
+        """Slots ``start`` and after sit still until loaded or dealt again: marked truncated, so no
+        step or advance plays them."""
+        self.hot[start:, K.G_DONE] = 2
+        self.hot[start:, K.G_FRESH] = 0
 
     # ------------------------------------------------------------ bridge
     def load(self, slot: int, data: dict) -> None:
@@ -411,7 +525,7 @@ class BatchEngine:
         for k, pile in enumerate(state.building):
             hot[K.G_BN + k] = len(pile)
             cold[K.K_BUILD + 12 * k : K.K_BUILD + 12 * k + len(pile)] = pile
-        stock_size: int = self.config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
+        stock_size = _stock_size(self.config)
         for seat in range(self.config.num_players):
             h = K.G_SEATS + seat * K.SEAT_HOT
             c = K.K_SEATS + seat * int(self.cf[K.C_SC])
@@ -440,7 +554,7 @@ class BatchEngine:
         slot = int(_as_rows([slot], self.batch_size)[0])
         hot = self.hot[slot].astype(np.int64).tolist()
         cold = self.cold[slot].astype(np.int64).tolist()
-        stock_size: int = self.config.stock_size  # type: ignore[assignment]  # never None after GameConfig.__post_init__
+        stock_size = _stock_size(self.config)
         hands, stocks, discards = [], [], []
         for seat in range(self.config.num_players):
             h = K.G_SEATS + seat * K.SEAT_HOT

@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from ..bots import make_bot
-from ..bots.heuristic import DEFAULT_WEIGHTS
 from ..episode import (
     ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     ILLEGAL_ACTION_REWARD,
@@ -50,15 +49,13 @@ from ..episode import (
     terminal_rewards,
 )
 from ..rules import GameConfig, IllegalMoveError
-from . import kernels as K
-from .engine import AGENT_KINDS, BatchEngine
-from .heuristic import plan_caches, weights_vector
+from .compiled_heuristic import PlanCache
+from .engine import AGENT_KINDS, BatchEngine, SeatKind
 
-CALLBACK = 3
-ENGINE_OPPONENTS = {**AGENT_KINDS, "heuristic": 4}
+ENGINE_OPPONENTS = {**AGENT_KINDS, "heuristic": SeatKind.HEURISTIC}
 """Opponents played inside the kernels, by name: random, greedy, and the heuristic (one plan
-cache per game and seat, the compiled planner: the Python agent's moves)."""
-"""Seat kind of an opponent called from Python."""
+cache per game and seat, the compiled planner: the Python agent's moves). Any other opponent is
+called from Python (:attr:`SeatKind.OUTSIDE`)."""
 
 
 @dataclass
@@ -86,7 +83,7 @@ def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequ
     """(kind per relative seat, callback agent per relative seat) from the opponents spec."""
     n = config.num_players
     specs = opponent_specs(specs, config)
-    kinds = np.zeros(n, np.int64)
+    kinds = np.full(n, SeatKind.LEARNER, np.int64)
     callbacks: dict[int, Any] = {}
     seeds = seed_seq.spawn(n - 1)
     for k, spec in enumerate(specs):
@@ -98,7 +95,7 @@ def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequ
             callbacks[rel] = make_bot(spec, config, seed=int(seeds[k].generate_state(1)[0]))
         else:
             callbacks[rel] = spec
-        kinds[rel] = CALLBACK
+        kinds[rel] = SeatKind.OUTSIDE
     return kinds, callbacks
 
 
@@ -130,9 +127,7 @@ class LearnerBatch:
         self.decisions = 0
         """Decisions applied so far, learner's and opponents' (for throughput figures)."""
         self._masks_bool = np.zeros((num_envs, self.engine.num_actions), bool)
-        rows = num_envs * config.num_players
-        self._hweights = weights_vector(DEFAULT_WEIGHTS)
-        self._plans, self._hstate, self._expect = plan_caches(rows)
+        self._plans = PlanCache(num_envs, config.num_players)
         self._started = False
         self._seed_all(seed)
 
@@ -149,7 +144,7 @@ class LearnerBatch:
         seq = np.random.SeedSequence(int(self.rng.integers(2**63)))
         self.seat_kind, self.callbacks = _opponent_kinds(opponents, self.config, seq)
         self._opponent_specs = opponents
-        self._hstate[:] = 0  # a seat that turns heuristic starts without a plan
+        self._plans.forget()  # a seat that turns heuristic starts without a plan
 
     # ------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> np.ndarray:
@@ -187,7 +182,7 @@ class LearnerBatch:
             shaped[~illegal] = self._shaped[acts[~illegal]]
             rewards += np.where(shaped, self.stock_reward, 0.0)
         self._advance()
-        status = eng.hot[:, K.G_DONE]
+        status = eng.status
         terminated = (status == 1) | illegal
         truncated = (status == 2) & ~illegal
         ended = np.flatnonzero(terminated | truncated)
@@ -225,8 +220,7 @@ class LearnerBatch:
             else:
                 self.learner[pending] = self.learner_seat_config
             eng.reset(pending)
-            n = self.config.num_players
-            self._hstate.reshape(self.num_envs, n, 3)[pending] = 0  # new games: no plans cached
+            self._plans.forget(pending)  # new games: no plans cached
             self._advance()
             pending = pending[eng.done[pending]]
             if pending.size:
@@ -238,19 +232,17 @@ class LearnerBatch:
         """Play every non-learner seat until each game waits for its learner or has ended."""
         eng = self.engine
         while True:
-            self.decisions += K.learner_advance(
-                eng.hot, eng.cold, eng.turn, eng.moves, eng.pcg, eng.cf, eng.arng, self.seat_kind, self.learner,
-                self._hweights, self._plans, self._hstate, self._expect,
-            )
+            self.decisions += eng.advance(self.seat_kind, self.learner, self._plans)
             if not self.callbacks:
                 return
             n = self.config.num_players
-            rel = (eng.hot[:, K.G_CUR].astype(np.int64) - self.learner) % n
-            waiting = np.flatnonzero((eng.hot[:, K.G_DONE] == 0) & (self.seat_kind[rel] == CALLBACK))
+            current = eng.current
+            rel = (current - self.learner) % n
+            waiting = np.flatnonzero(~eng.done & (self.seat_kind[rel] == SeatKind.OUTSIDE))
             if not waiting.size:
                 return
             masks = eng.masks()
-            seats = eng.hot[waiting, K.G_CUR].astype(np.int64)
+            seats = current[waiting]
             obs = eng.observe_rows(waiting, seats)
             actions = np.empty(waiting.size, np.int64)
             for i, b in enumerate(waiting.tolist()):

@@ -3,10 +3,10 @@
 :func:`play_engine_games` plays a tournament's games (dealt by the rules core)
 in one :class:`~skipbo_env.vector.BatchEngine`: the seats of the scripted
 agents ``random``, ``greedy`` and ``heuristic`` are decided inside the
-kernels (:func:`~skipbo_env.vector.kernels.tour_advance`), each drawing from
+kernels (``_kernels.tour_advance``), each drawing from
 a copy of the numpy generator the Python agent would own (the same seed),
 so they make the Python agents' moves, tie-breaks included; the other seats
-belong to batched agents (``act_batch``, a network), asked once per step for
+belong to batched agents (``act_batch``, declared by ``batched``), asked once per step for
 all their games. ``tests/test_engine_games.py`` checks that the games end
 exactly as the rules-core loop (:func:`skipbo_env.episode.play_games`) plays
 them.
@@ -19,16 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.heuristic import DEFAULT_WEIGHTS
+from ..bots.protocol import as_agent
 from ..episode import AgentError
 from ..rules import GameState
-from . import kernels as K
-from .engine import BatchEngine
-from .heuristic import plan_caches, weights_vector
+from . import _kernels as K
+from .compiled_heuristic import PlanCache
+from .engine import BatchEngine, SeatKind
 
-IN_ENGINE: dict[str, int] = {"random": 1, "greedy": 2, "heuristic": 4}
-"""Scripted agents the engine replays, by name: their kernel kind."""
-OUTSIDE = 3
+IN_ENGINE: dict[str, SeatKind] = {"random": SeatKind.RANDOM, "greedy": SeatKind.GREEDY, "heuristic": SeatKind.HEURISTIC}
+"""Scripted agents the engine replays, by name: their seat kind."""
+OUTSIDE = SeatKind.OUTSIDE
 """Kind of a seat whose agent acts from outside the kernels (``act_batch``)."""
 
 
@@ -54,8 +54,8 @@ def play_engine_games(
         seeds: per game and seat, the seed of the scripted agent's generator
             (``numpy.random.default_rng(seed)``, as the Python agent is seeded); ignored
             for outside seats.
-        outside: per game and seat, the outside agent (with ``act_batch``), ``None``
-            for in-engine seats. One object may sit in many games.
+        outside: per game and seat, the outside agent (an agent declaring ``batched``, asked
+            with ``act_batch``), ``None`` for in-engine seats. One object may sit in many games.
         names: per game and seat, names for error messages.
 
     Raises:
@@ -77,11 +77,10 @@ def play_engine_games(
         for seat in range(n):
             if kind_arr[g, seat] in IN_ENGINE.values():
                 apcg[g * n + seat] = _pcg_row(int(seeds[g][seat]))
-    plans, hstate, expect = plan_caches(count * n)
-    wts = weights_vector(DEFAULT_WEIGHTS)
+    plans = PlanCache(count, n)
     while True:
         K.tour_advance(engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.arng,
-                       apcg, kind_arr, wts, plans, hstate, expect)
+                       apcg, kind_arr, plans.weights, plans.plans, plans.state, plans.expect)
         rows = np.flatnonzero(~engine.done)
         if rows.size == 0:
             break
@@ -90,8 +89,8 @@ def play_engine_games(
         obs = engine.observe_rows(rows, seats)
         groups: dict[int, tuple[Any, list[int]]] = {}
         for i, (g, seat) in enumerate(zip(rows.tolist(), seats.tolist(), strict=True)):
-            agent = outside[g][seat]
-            if agent is None or not hasattr(agent, "act_batch"):
+            agent = None if outside[g][seat] is None else as_agent(outside[g][seat])
+            if agent is None or not agent.batched:
                 raise ValueError(f"game {g}: seat {seat} has no in-engine kind and no batched agent")
             groups.setdefault(id(agent), (agent, []))[1].append(i)
         actions = np.empty(rows.size, np.int64)

@@ -34,8 +34,6 @@ stock plays ``125+b``, partner discard-top plays ``129+4d+b``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -690,7 +688,7 @@ def greedy_choice(hot, cf, arng, apcg, row, b, legal, count):
 # ``bots.heuristic._Search`` over arrays: the same depth-first search over the plays of the cards
 # the seat can see, the same scores added in the same order (so the same floats), the same visit
 # order and node budget. Inputs: a position vector (``H_*`` below, packed from the seat's view by
-# ``heuristic_position`` in the engine or by ``skipbo_env.vector.heuristic`` from the decoded
+# ``heuristic_position`` in the engine or by ``skipbo_env.vector.compiled_heuristic`` from the decoded
 # fields) and the weight vector (``W_*``, ``HeuristicWeights`` in field order).
 H_HAND = 0  # 14: count of each card value (index = value, 0 unused)
 H_BUILD = 14  # 4 building pile values
@@ -730,7 +728,17 @@ W_DRY_DANGER = 15
 W_DRY_PLAY = 16
 W_DRY_COMPLETED = 17
 W_MAX_NODES = 18
-W_SIZE = 19
+W_SIZE = 19  # the weights' fields; then two tables of powers (``compiled_heuristic.weights_vector``):
+W_POWERS = W_SIZE  # 13: unseen_card ** k for k = 0..12
+W_OWN_POWERS = W_SIZE + 13  # 13: own_unseen_card ** k
+W_VECTOR = W_SIZE + 26
+
+# Seat kinds of the advance kernels (``engine.SeatKind``, which checks these at import).
+KIND_LEARNER = 0  # the caller's seat: advancing stops there
+KIND_RANDOM = 1
+KIND_GREEDY = 2
+KIND_OUTSIDE = 3  # an agent outside the kernels: advancing stops there
+KIND_HEURISTIC = 4
 
 PLAN_MAX = 64  # moves in a plan: at most 5 hand + 4 * 2 own + 1 + 4 * 2 partner cards + the last
 _MAX_CHAIN = HAND_SIZE + 4
@@ -741,8 +749,10 @@ _DEPTH = 32  # plays in one sequence (5 hand + 8 own + 8 partner + 2 stocks, rou
 
 
 @njit(cache=True)
-def _reach(target, key, numbers, jokers, q):
-    """``bots.heuristic.reach_chance`` over the sorted pile values ``key``; ``numbers[v]`` true when held."""
+def _reach(target, key, numbers, jokers, powers):
+    """``bots.heuristic.reach_chance`` over the pile values ``key``; ``numbers[v]`` true when held;
+    ``powers[k]``: the chance ``q ** k`` that ``k`` missing numbers all come from unseen cards.
+    The piles' failures multiply in ``key`` order."""
     if target == 0:
         return 0.0
     if target == WILD:
@@ -759,7 +769,7 @@ def _reach(target, key, numbers, jokers, q):
                 missing -= 1
         if missing <= 0:
             return 1.0
-        none *= 1.0 - math.pow(q, float(missing))
+        none *= 1.0 - powers[missing]
     return 1.0 - none
 
 
@@ -799,11 +809,11 @@ def _sorted4(building, key):
 
 
 @njit(cache=True)
-def _table(key, nseat, stop, numbers, jokers, weight, q):
+def _table(key, nseat, stop, numbers, jokers, weight, powers):
     """``_Search._table_value``: minus each other seat's weighted chance to reach its stock top."""
     value = 0.0
     for s in range(nseat):
-        value -= weight[s] * _reach(stop[s], key, numbers[s], jokers[s], q)
+        value -= weight[s] * _reach(stop[s], key, numbers[s], jokers[s], powers)
     return value
 
 
@@ -832,7 +842,7 @@ def _own_reach(pos, hand, depth, key, wts, numbers):
             jokers += 1
         elif card > 0:
             numbers[card] = True
-    return wts[W_OWN_REACH] * _reach(top, key, numbers, jokers, wts[W_OWN_UNSEEN])
+    return wts[W_OWN_REACH] * _reach(top, key, numbers, jokers, wts[W_OWN_POWERS:W_OWN_POWERS + PILE_COMPLETE + 1])
 
 
 @njit(cache=True)
@@ -1022,7 +1032,7 @@ def heuristic_plan(pos, wts, out):
             stop[nseat] = top
             nseat += 1
         decay *= wts[W_DECAY]
-    q = wts[W_UNSEEN]
+    q = wts[W_POWERS:W_POWERS + PILE_COMPLETE + 1]  # unseen_card ** k
     max_nodes = np.int64(wts[W_MAX_NODES])
     stock_top = pos[H_STOCK]
     last_stock = pos[H_LAST] != 0
@@ -1279,7 +1289,7 @@ def _advance_game(hot, cold, turn, moves, pcg, cf, arng, apcg, exact, b, seat_ki
                   mask, legal, pos, sig):
     """Play game ``b``'s in-engine seats until a seat of another kind is to move or the game ends.
 
-    ``seat_kinds[seat]``: 1 random, 2 greedy, 4 heuristic (only when ``plans`` has rows; its plan
+    ``seat_kinds[seat]``: ``KIND_RANDOM``, ``KIND_GREEDY``, ``KIND_HEURISTIC`` (only when ``plans`` has rows; its plan
     cache is row ``b * n + seat``). Their draws come from the numpy stream ``apcg[b * n + seat]``
     when ``exact`` (:func:`draw_below`), else from the game's splitmix64 agent stream. ``mask``,
     ``legal``, ``pos`` and ``sig`` are scratch. Returns the number of decisions played.
@@ -1290,14 +1300,14 @@ def _advance_game(hot, cold, turn, moves, pcg, cf, arng, apcg, exact, b, seat_ki
     while hot[b, G_DONE] == 0:
         seat = np.int64(hot[b, G_CUR])
         kind = seat_kinds[seat]
-        if kind != 1 and kind != 2 and not (kind == 4 and heuristic):
+        if kind != KIND_RANDOM and kind != KIND_GREEDY and not (kind == KIND_HEURISTIC and heuristic):
             break
         row = b * n + seat
         drow = row if exact else -1
         count = legal_actions(hot, cf, b, mask, legal)
-        if kind == 1:
+        if kind == KIND_RANDOM:
             a = np.int64(legal[draw_below(arng, apcg, b, drow, count)])
-        elif kind == 2:
+        elif kind == KIND_GREEDY:
             a = greedy_choice(hot, cf, arng, apcg, drow, b, legal, count)
         else:
             a = heuristic_choice(hot, turn, cf, arng, apcg, drow, row, b, legal, count, wts, plans, hstate, expect,
@@ -1311,7 +1321,7 @@ def _advance_game(hot, cold, turn, moves, pcg, cf, arng, apcg, exact, b, seat_ki
 def tour_advance(hot, cold, turn, moves, pcg, cf, arng, apcg, kinds, wts, plans, hstate, expect):
     """Play the in-engine seats of a tournament until each game waits for an outside agent or ends.
 
-    ``kinds[b, seat]``: 1 random, 2 greedy, 4 heuristic (their choices drawn from the numpy stream
+    ``kinds[b, seat]``: ``KIND_RANDOM``, ``KIND_GREEDY``, ``KIND_HEURISTIC`` (their choices drawn from the numpy stream
     ``apcg[b * n + seat]`` exactly as the Python agents draw from their generators), any other
     value an outside agent. Returns the number of decisions played.
     """
@@ -1328,9 +1338,9 @@ def tour_advance(hot, cold, turn, moves, pcg, cf, arng, apcg, kinds, wts, plans,
 
 @njit(cache=True)
 def agent_choice(hot, cf, arng, nopcg, b, kind, legal, count):
-    """Kind 1: RandomAgent (uniform legal action); kind 2: GreedyAgent (both from the game's agent
+    """``KIND_RANDOM``: RandomAgent (uniform legal action); ``KIND_GREEDY``: GreedyAgent (both from the game's agent
     stream; ``nopcg`` is any (1, 6) uint64 array, unused)."""
-    if kind == 1:
+    if kind == KIND_RANDOM:
         return np.int64(legal[agent_below(arng, b, count)])
     return greedy_choice(hot, cf, arng, nopcg, -1, b, legal, count)
 
@@ -1411,7 +1421,7 @@ def batch_apply(hot, cold, turn, moves, pcg, cf, rows, actions):
 
 @njit(cache=True)
 def batch_agent_actions(hot, cf, arng, kind, out):
-    """In-engine agent choice for every running game (``kind`` 1 random, 2 greedy); -1 for games over."""
+    """In-engine agent choice for every running game (``kind``: ``KIND_RANDOM`` or ``KIND_GREEDY``); -1 for games over."""
     na = cf[C_NA]
     mask = np.empty(na, np.int8)
     legal = np.empty(na, np.uint8)
@@ -1434,24 +1444,38 @@ def batch_random_legal(hot, cf, masks, legal, counts, arng, out):
 
 
 @njit(cache=True)
-def batch_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner):
-    """Play the in-engine agents until each game waits for the learner or a callback seat, or ends.
-
-    ``seat_kind[r]`` is the kind of the seat ``r`` places after the learner
-    (``r = (seat - learner[b]) % n``): 0 learner, 1 random, 2 greedy,
-    3 Python callback (:func:`learner_advance` also plays kind 4, the heuristic). Returns the
-    number of decisions played.
-    """
-    none = np.zeros((0, 0), np.int64)
-    return learner_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner,
-                           np.zeros(W_SIZE), none, none, none)
+def batch_reach_chance(hot, seat, powers, out):
+    """Per game: :func:`_reach` of ``seat``'s stock top from its hand and discard tops (the numbers
+    there, wilds as jokers) on the game's building piles, in pile order; ``powers[k]``: the chance
+    that ``k`` missing numbers all come from unseen cards."""
+    base = G_SEATS + seat * SEAT_HOT
+    numbers = np.zeros(PILE_COMPLETE + 2, np.bool_)
+    key = np.empty(4, np.int64)
+    for b in range(hot.shape[0]):
+        for v in range(1, PILE_COMPLETE + 1):
+            numbers[v] = hot[b, base + S_HAND + v] > 0
+        jokers = np.int64(hot[b, base + S_HAND + WILD])
+        for d in range(4):
+            top = hot[b, base + S_TOP + d]
+            if top == WILD:
+                jokers += 1
+            elif top != 0:
+                numbers[top] = True
+        for k in range(4):
+            key[k] = hot[b, G_BN + k]
+        out[b] = _reach(np.int64(hot[b, base + S_STOP]), key, numbers, jokers, powers)
 
 
 @njit(cache=True)
 def learner_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner, wts, plans, hstate, expect):
-    """:func:`batch_advance` with kind 4 too: the heuristic, its plan cache in row ``b * n + seat`` of
-    ``plans``/``hstate``/``expect`` (see :func:`heuristic_choice`; empty arrays: kind 4 stops like a
-    callback), its rare greedy fallback drawing from the game's agent stream."""
+    """Play the in-engine agents until each game waits for a learner or an outside seat, or ends.
+
+    ``seat_kind[r]`` is the kind (``KIND_*``) of the seat ``r`` places after the learner
+    (``r = (seat - learner[b]) % n``). The heuristic's plan cache is row ``b * n + seat`` of
+    ``plans``/``hstate``/``expect`` (see :func:`heuristic_choice`; empty arrays: a heuristic seat
+    stops like an outside one); its rare greedy fallback draws from the game's agent stream.
+    Returns the number of decisions played.
+    """
     n = cf[C_N]
     mask = np.empty(cf[C_NA], np.int8)
     legal = np.empty(cf[C_NA], np.uint8)

@@ -1,7 +1,7 @@
 """The heuristic's planner compiled: the same plans as :func:`skipbo_env.bots.heuristic.plan_turn`.
 
 :func:`compiled_plan` packs the decoded observation into the position vector
-of :func:`skipbo_env.vector.kernels.heuristic_plan` and runs the compiled
+of the compiled planner (``_kernels.heuristic_plan``) and runs the compiled
 search: the same depth-first search, visit order, node budget and floating
 point sums as the Python planner, so the same plan
 (``tests/test_compiled_heuristic.py`` compares them on many thousands of
@@ -9,7 +9,7 @@ positions). :func:`compiled_heuristic` builds a
 :class:`~skipbo_env.bots.HeuristicAgent` that plans with it; the agent
 registry (``load_agent("heuristic")``) uses it whenever numba is installed.
 The batched engine's in-engine heuristic packs the same vector from its
-arrays (``heuristic_position``).
+arrays (``heuristic_position``) and keeps its plans in a :class:`PlanCache`.
 """
 
 from __future__ import annotations
@@ -21,28 +21,49 @@ import numpy as np
 from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicAgent, HeuristicWeights
 from ..encoding import ObservationFields
 from ..rules import ALL_MOVES, GameConfig, Move
-from . import kernels as K
+from . import _kernels as K
 
 _WEIGHT_NAMES = tuple(f.name for f in fields(HeuristicWeights))
 if len(_WEIGHT_NAMES) != K.W_SIZE or _WEIGHT_NAMES[K.W_MAX_NODES] != "max_nodes":  # pragma: no cover
-    raise ImportError("kernels.W_* do not match HeuristicWeights' fields")
+    raise ImportError("_kernels.W_* do not match HeuristicWeights' fields")
 _WEIGHT_CACHE: dict[HeuristicWeights, np.ndarray] = {}
 
 
 def weights_vector(weights: HeuristicWeights) -> np.ndarray:
-    """The weights as the kernel's float64 vector (``kernels.W_*``, the dataclass field order)."""
+    """The weights as the kernel's float64 vector (``_kernels.W_*``): the dataclass fields in order,
+    then ``unseen_card ** k`` and ``own_unseen_card ** k`` for k = 0..12 (Python's powers, as
+    :func:`skipbo_env.bots.heuristic.reach_chance` computes them)."""
     vec = _WEIGHT_CACHE.get(weights)
     if vec is None:
-        vec = np.array(astuple(weights), dtype=np.float64)
+        powers = tuple(weights.unseen_card ** k for k in range(13)) + tuple(weights.own_unseen_card ** k for k in range(13))
+        vec = np.array(astuple(weights) + powers, dtype=np.float64)
+        assert vec.shape == (K.W_VECTOR,)
         _WEIGHT_CACHE[weights] = vec
     return vec
 
 
-def plan_caches(rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Empty plan caches of the in-engine heuristic for ``rows`` (game, seat) rows: plans,
-    (length, next index, expectation valid) and the expected signatures (``kernels.heuristic_choice``)."""
-    return (np.zeros((rows, K.PLAN_MAX), np.int64), np.zeros((rows, 3), np.int64),
-            np.zeros((rows, K.H_SIG), np.int64))
+class PlanCache:
+    """The in-engine heuristic of a batch: its weights and one plan per (game, seat).
+
+    Row ``game * num_players + seat`` holds that seat's plan, its (length, next index,
+    expectation valid) state and the signature its next decision must show
+    (``_kernels.heuristic_choice``). :meth:`BatchEngine.advance` plays heuristic seats with it.
+    """
+
+    def __init__(self, games: int, num_players: int, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:
+        rows = games * num_players
+        self.num_players = num_players
+        self.weights = weights_vector(weights)
+        self.plans = np.zeros((rows, K.PLAN_MAX), np.int64)
+        self.state = np.zeros((rows, 3), np.int64)
+        self.expect = np.zeros((rows, K.H_SIG), np.int64)
+
+    def forget(self, games: np.ndarray | None = None) -> None:
+        """Drop the plans of ``games`` (default: every game): their seats plan afresh at their next decision."""
+        if games is None:
+            self.state[:] = 0
+        else:
+            self.state.reshape(-1, self.num_players, 3)[games] = 0
 
 
 def _card(card: int | None) -> int:
@@ -50,7 +71,7 @@ def _card(card: int | None) -> int:
 
 
 def pack_position(obs: ObservationFields, config: GameConfig) -> np.ndarray:
-    """The kernel's position vector (``kernels.H_*``) of the seat the observation belongs to."""
+    """The kernel's position vector (``_kernels.H_*``) of the seat the observation belongs to."""
     pos = np.zeros(K.H_SIZE, np.int64)
     pos[K.H_HAND + 1:K.H_HAND + 14] = obs.hand_counts
     pos[K.H_BUILD:K.H_BUILD + 4] = obs.building_values
@@ -99,4 +120,4 @@ def compiled_heuristic(config: GameConfig, seed: int | None = None,
     return HeuristicAgent(config, seed, weights, planner=compiled_plan)
 
 
-__all__ = ["compiled_heuristic", "compiled_plan", "pack_position", "plan_caches", "weights_vector"]
+__all__ = ["PlanCache", "compiled_heuristic", "compiled_plan", "pack_position", "weights_vector"]
