@@ -139,7 +139,7 @@ def _config_array(config: GameConfig) -> np.ndarray:
 
 
 def _obs_tables(config: GameConfig) -> np.ndarray:
-    """Float32 lookup table of every scaled value ``encoding.encode_view`` writes (each quotient rounded once to float32)."""
+    """Float32 lookup table of every scaled value ``encoding.encode_view`` writes (quotients rounded once)."""
     count_scale = COUNT_SCALE
     stock_size = _stock_size(config)
     sizes = np.arange(DECK_SIZE + 1)
