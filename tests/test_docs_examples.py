@@ -214,3 +214,19 @@ def test_a_block_naming_a_venv_interpreter_is_caught() -> None:
     assert VENV_PATH.search(".venv/bin/python evaluate.py")
     assert VENV_PATH.search("x && .venv-rllib/bin/python train_rllib.py")
     assert not VENV_PATH.search("python evaluate.py --out runs/.venvs")
+
+
+HISTORY = re.compile(r"issue [0-9]+|[Rr]ound [0-9]+")
+
+
+def test_user_docs_say_what_is_not_which_round_found_it() -> None:
+    """The README, the CHANGELOG, the user pages and the model cards cite no issue or round
+    number: measurement history belongs in the research log (docs/research/)."""
+    pages = [*doc_files(), ROOT / "CHANGELOG.md", *sorted((ROOT / "skipbo_env" / "models").glob("*.md"))]
+    cited = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in pages
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if HISTORY.search(line)
+    ]
+    assert not cited, "move measurement history to docs/research/:\n" + "\n".join(cited)
