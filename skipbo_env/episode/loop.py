@@ -97,10 +97,10 @@ class GameLoop:
 
     def agent(self) -> AgentBase:
         """The agent of the seat to move."""
-        seat = self.state.current
-        agent = self.agents[seat]
         if self.state.is_over:
             raise RuntimeError("the game is over: no seat is to move")
+        seat = self.state.current
+        agent = self.agents[seat]
         if agent is None:
             raise RuntimeError(f"{self.who(seat)} has no agent: its moves come from outside (GameLoop.take)")
         return agent
@@ -131,7 +131,6 @@ class GameLoop:
     def decide(self) -> Decision:
         """The decision of the agent of the seat to move, checked; not applied yet (:meth:`apply`)."""
         state, seat = self.state, self.state.current
-        self.agent()
         view = state.view(seat)
         observation = observe(state, seat, view)
         action = self.ask(view, observation)
