@@ -55,7 +55,7 @@ def test_legal_moves_cannot_be_changed_from_outside():
     legal = state.legal_moves()
     assert isinstance(legal, tuple)
     with pytest.raises(AttributeError):
-        legal.append(legal[0])  # type: ignore[attr-defined]
+        legal.append(legal[0])  # a tuple has no append
     assert state.legal_moves() is legal
 
 
