@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from support import check_recipe_resumes, rewrite_net_file
 
-from skipbo_env.agents import CheckpointError, SearchAgent, load_agent
+from skipbo_env.agents import CheckpointError, SearchAgent, SearchSettings, load_agent
 from skipbo_env.agents.netfile import MLP
 from skipbo_env.agents.shipped import SHIPPED_VALUES, shipped_value_path
 from skipbo_env.agents.turnnet import write_turn_net
@@ -31,6 +31,10 @@ pytest.importorskip("numba")
 
 ROOT = Path(__file__).resolve().parents[1]
 SIX = GameConfig(num_players=6)
+
+
+def _search(config: GameConfig, seed: int | None = None, **settings) -> SearchAgent:
+    return SearchAgent(config, seed, SearchSettings(**settings))
 
 
 def _random_net(config: GameConfig, seed: int = 0, hidden: tuple[int, ...] = (16,)) -> MLP:
@@ -98,34 +102,34 @@ def test_shipped_value_network_is_the_6_player_search_default():
     assert path.is_file() and (path.parent / "value-6p.md").is_file()
     net = load_value_net(path, SIX)
     assert net.description["provenance"]["recipe"] == "value"
-    agent = SearchAgent(SIX, worlds=2, candidates=2)
-    assert agent.depth == 1 and agent.value == DEFAULT_VALUES[6] == 33.0 and agent.value_net == path
-    assert SearchAgent(GameConfig(num_players=4), worlds=2, candidates=2).value == 0.0  # no network for 4 players
+    agent = _search(SIX, worlds=2, candidates=2)
+    assert agent.settings.depth == 1 and agent.settings.value == DEFAULT_VALUES[6] == 33.0 and agent.value_net == path
+    assert _search(GameConfig(num_players=4), worlds=2, candidates=2).settings.value == 0.0  # no network for 4 players
     # the shipped network reads the classic game: a variant searches without it unless told
     short = GameConfig(num_players=6, short_game=True)
-    assert SearchAgent(short, worlds=2, candidates=2).value == 0.0
+    assert _search(short, worlds=2, candidates=2).settings.value == 0.0
     with pytest.raises(CheckpointError, match="made for"):
-        SearchAgent(short, worlds=2, candidates=2, value_net=path)
-    assert SearchAgent(GameConfig(num_players=6, first_player=2), worlds=2, candidates=2).value == 33.0
+        _search(short, worlds=2, candidates=2, value_net=path)
+    assert _search(GameConfig(num_players=6, first_player=2), worlds=2, candidates=2).settings.value == 33.0
     # a value network reads any seat's turn start, so it may score after the next seat's turn alone;
     # an agent's value head may not
     from skipbo_env.agents.registry import shipped_agent_path
 
     with pytest.raises(ValueError, match="value head cannot read the position"):
-        SearchAgent(GameConfig(num_players=3), depth=1, value=1.0, value_net=shipped_agent_path("ppo-2p"))
+        _search(GameConfig(num_players=3), depth=1, value=1.0, value_net=shipped_agent_path("ppo-2p"))
 
 
 def test_search_scores_add_the_win_chance(value_file):
     state = new_game(SIX, seed=2)
     view = state.view(state.current)
-    plain = SearchAgent(SIX, seed=3, worlds=4, candidates=4, value=0.0)
-    valued = SearchAgent(SIX, seed=3, worlds=4, candidates=4, value=33.0, value_net=value_file)
+    plain = _search(SIX, seed=3, worlds=4, candidates=4, value=0.0)
+    valued = _search(SIX, seed=3, worlds=4, candidates=4, value=33.0, value_net=value_file)
     paths, base = plain.score_candidates(view)
     same_paths, scores = valued.score_candidates(view)
     assert same_paths == paths and len(paths) > 1
     diff = scores - base  # same worlds (same seed): the value term alone, 33 × a chance
     assert np.ptp(diff) > 0 and np.all((diff >= 0) & (diff <= 33.0))
-    running = valued._engine.hot[:, valued._k.G_DONE] == 0
+    running = ~valued._engine.done
     chance = valued._learned_value(running, view.seat)
     assert np.all((chance[running] > 0) & (chance[running] < 1)) and np.all(chance[~running] == 0)
 
