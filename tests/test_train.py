@@ -35,7 +35,7 @@ def rows(run_dir: Path) -> list[dict]:
 
 
 # ------------------------------------------------------------------ configuration
-def test_shipped_configs_load():
+def test_every_shipped_config_loads_as_its_recipes_settings():
     """Every shipped config loads: PPO configurations as TrainConfig, recipe files (``recipe:
     turnnet``, ``recipe: value``) as their recipe's configuration."""
     from skipbo_env.training.recipe_settings import TurnNetConfig, ValueNetConfig
@@ -85,7 +85,7 @@ def test_bad_config_names_the_field(change, field):
     assert str(err.value).startswith(field)
 
 
-def test_cli_overrides_and_help(tmp_path, capsys):
+def test_dotted_options_override_the_file_and_show_in_help(tmp_path, capsys):
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"name": "x"}))
     parser = train.build_parser()
@@ -261,7 +261,7 @@ def test_export_writes_a_safe_agent_file_that_plays_like_the_checkpoint(tmp_path
     assert PPOAgent(out, cfg.game).act(observe(state_, state_.current)) >= 0  # the earlier export is intact
 
 
-def test_batched_engine_switch(tmp_path):
+def test_batched_vec_env_trains_with_self_play_snapshots(tmp_path):
     """vec_env: batched trains on the compiled engine, opponents redrawn per rollout."""
     data = tiny(tmp_path, vec_env="batched", n_envs=8)
     data["opponents"] = {"mix": {"random": 1, "greedy": 1}, "selfplay_weight": 0.5, "selfplay_every": 128}
@@ -273,7 +273,7 @@ def test_batched_engine_switch(tmp_path):
     assert list((run_dir / "pool").glob("snapshot_*.zip"))
 
 
-def test_behaviour_cloning_warm_start(tmp_path):
+def test_behaviour_cloning_comes_before_ppo_and_is_evaluated_at_step_0(tmp_path):
     """pretrain.teacher: the policy imitates the teacher before PPO; evaluated at step 0."""
     data = tiny(tmp_path, total_timesteps=128)
     data["pretrain"] = {"teacher": "greedy", "opponents": {"random": 1}, "games": 6, "epochs": 2, "batch_size": 64}
@@ -284,7 +284,7 @@ def test_behaviour_cloning_warm_start(tmp_path):
     assert [int(r["timesteps"]) for r in rows(run_dir)][::2] == [0, 128]
 
 
-def test_scorer_policy_with_dagger(tmp_path):
+def test_scorer_policy_trains_after_a_dagger_round(tmp_path):
     """ppo.policy: scorer trains, and a DAgger round after cloning records the student's agreement."""
     data = tiny(tmp_path, total_timesteps=128)
     data["ppo"] = dict(data["ppo"], policy="scorer", net_arch=[16], scorer_arch=[8])
