@@ -207,12 +207,10 @@ def main() -> None:
         parser.error(f"--games must be a positive multiple of {config.num_teams} (the sides), got {args.games}")
     budgets: list[tuple[int | None, int]] = [(args.worlds, args.candidates)]
     if args.budgets:
-        try:
-            budgets = [tuple(int(x) for x in b.split(":")) for b in args.budgets]  # type: ignore[misc]
-        except ValueError:
+        pairs = [b.split(":") for b in args.budgets]
+        if any(len(p) != 2 or not all(x.isascii() and x.isdigit() for x in p) for p in pairs):
             parser.error(f"--budgets takes W:C pairs of ints, got {args.budgets}")
-        if any(len(b) != 2 for b in budgets):
-            parser.error(f"--budgets takes W:C pairs of ints, got {args.budgets}")
+        budgets = [(int(w), int(c)) for w, c in pairs]
     rows: list[dict] = []
     for path in args.include:
         with open(path) as f:

@@ -424,8 +424,8 @@ def test_settings_are_validated_when_built_and_frozen():
             SearchSettings(**bad)
     settings = SearchSettings(worlds=4)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        settings.worlds = 5  # type: ignore[misc]
+        settings.worlds = 5
     six = settings.for_table(GameConfig(num_players=6))
     assert (six.worlds, six.depth, six.value, six.net_opponents) == (4, 1, 33.0, 0.0)
     with pytest.raises(TypeError, match="settings must be SearchSettings"):
-        SearchAgent(GameConfig(), 0, {"worlds": 4})  # type: ignore[arg-type]
+        SearchAgent(GameConfig(), 0, {"worlds": 4})

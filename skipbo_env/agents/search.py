@@ -137,12 +137,13 @@ def parse_search_spec(spec: str) -> SearchSettings:
     parts = spec.split(":")[1:]
     if len(parts) > 2:
         raise ValueError(f"a search agent spec is 'search', 'search:W' or 'search:W:C', got {spec!r}")
-    out: dict[str, int] = {}
+    values: list[int] = []
     for key, text, high in zip(("worlds", "candidates"), parts, (MAX_WORLDS, MAX_CANDIDATES), strict=False):
         if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= high:
             raise ValueError(f"search agent spec {spec!r}: {key} must be an int in 1..{high}, got {text!r}")
-        out[key] = int(text)
-    return SearchSettings(**out)
+        values.append(int(text))
+    return SearchSettings(worlds=values[0] if values else None,
+                          candidates=values[1] if len(values) > 1 else DEFAULT_CANDIDATES)
 
 
 def _check_int(name: str, value: object, low: int, high: int, what: str = "") -> None:
@@ -288,7 +289,9 @@ class SearchAgent(TurnAgent):
         self._engine = BatchEngine(config, worlds * (self.candidates + self.discards), seed=0)
         self._plans = PlanCache(self._engine.batch_size, config.num_players, settings.weights)
         self._rollout = SeatKind[settings.rollout.upper()]
-        self._net_worlds = int(round(self.settings.net_opponents * worlds))
+        share = self.settings.net_opponents
+        assert share is not None  # resolved by for_table
+        self._net_worlds = int(round(share * worlds))
         self.value_net: Path | None = None
         self.opponent_net: Path | None = None
         self._value_policy: Any = None
