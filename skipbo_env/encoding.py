@@ -1,8 +1,10 @@
 """Observation vector and action table (docs/observations.md, docs/actions.md).
 
-Data flows one way: ``SeatView`` -> :class:`ObservationFields` (named, readable
-pieces) -> ``float32`` vector. :func:`decode_observation` inverts the last
-step exactly, so agents and tests can read a vector back.
+:func:`encode_view` writes the ``float32`` vector of a ``SeatView``, piece by
+named piece (:func:`observation_layout`). :func:`decode_observation` reads a
+vector back into :class:`ObservationFields` (named, readable pieces), exactly
+the fields :func:`fields_from_view` reads from the view itself, so agents and
+tests can read a vector back and scripted bots read the same facts.
 
 Seats in an observation are **relative**: index 0 is the observer, index 1
 the next player to the left (who moves after the observer), and so on.
