@@ -352,7 +352,7 @@ _TAIL = struct.Struct(f"={len(TAIL_PIECES)}f")
 _STOCK_PIECES = ("stock_top", "stock_size", "hand_size")
 """The first pieces of a seat block (:func:`_stock_part`); the others are :func:`_discard_part`'s."""
 _DISCARD_AT = IN_SEAT["discard_tops"]
-_TOPS, _SECONDS, _COUNTS, _SIZES, _PARTNER = (
+_TOPS, _SECONDS, _COUNTS, _SIZES, _IS_PARTNER = (
     IN_SEAT[name] - _DISCARD_AT for name in ("discard_tops", "discard_seconds", "discard_counts", "discard_sizes",
                                              "is_partner")
 )
@@ -363,8 +363,9 @@ assert tuple(name for name, _ in HEAD_PIECES) == ("hand_counts", "building_value
 
 
 def _float32_bytes(values: list[float]) -> bytes:
-    """``values`` as float32 bytes (each rounded once; for the quotients of small integers written
-    here that equals numpy's float32 division)."""
+    """``values`` as float32 bytes. Each value here is a float64 quotient of two integers that
+    float32 holds exactly; rounded to float32 it equals numpy's float32 quotient (float64 has
+    more than twice float32's precision, so rounding twice gives the same float)."""
     return struct.pack(f"={len(values)}f", *values)
 
 
@@ -393,7 +394,7 @@ def _stock_part(stock_top: int | None, stock_size: int, hand_size: int, stock_sc
     return _float32_bytes(part)
 
 
-@functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=4096)
 def _discard_part(piles: tuple[tuple[int, ...], ...], is_partner: bool) -> bytes:
     """The rest of a seat block: per discard pile its top, the card below the top, its count of
     each value and of wilds, its size; then ``is_partner``."""
@@ -404,7 +405,7 @@ def _discard_part(piles: tuple[tuple[int, ...], ...], is_partner: bool) -> bytes
         for card in set(pile):
             part[_COUNTS + d * 13 + card - 1] = pile.count(card) / _COUNT_SCALES[card - 1]
         part[_SIZES + d] = len(pile) / DISCARD_SIZE_SCALE
-    part[_PARTNER] = float(is_partner)
+    part[_IS_PARTNER] = float(is_partner)
     return _float32_bytes(part)
 
 

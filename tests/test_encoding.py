@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from skipbo_env.encoding import (
+    COUNT_SCALE,
+    DISCARD_SIZE_SCALE,
     ObservationFields,
     decode_action,
     decode_observation,
@@ -303,10 +306,20 @@ def test_named_views_read_what_the_encoder_wrote():
 
 
 def test_the_engine_refuses_kernel_constants_that_disagree_with_the_layout(monkeypatch):
+    from skipbo_env.vector import _kernels as K  # the compiled engine: the fast extra (numba)
     from skipbo_env.vector import engine
-    from skipbo_env.vector import _kernels as K
 
     engine._check_kernel_constants()
     monkeypatch.setattr(K, "OBS_TOPS", K.OBS_TOPS + 1)
     with pytest.raises(ImportError, match="OBS_TOPS: kernels 17, rules/encoding 16"):
         engine._check_kernel_constants()
+
+
+def test_quotients_rounded_once_equal_float32_division():
+    """The encoder rounds float64 quotients to float32 once; numpy's float32 division gives the same
+    float for every quotient an observation holds (counts, sizes, stock sizes, draw sizes)."""
+    pairs = [(k, float(d)) for d in (*COUNT_SCALE.tolist(), DISCARD_SIZE_SCALE, 5.0, 162.0) for k in range(163)]
+    pairs += [(k, float(s)) for s in range(1, 82) for k in range(s + 1)]
+    for k, d in pairs:
+        once = struct.unpack("=f", struct.pack("=f", k / d))[0]
+        assert once == float(np.float32(k) / np.float32(d)), (k, d)
