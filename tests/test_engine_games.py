@@ -104,11 +104,10 @@ def test_in_engine_heuristic_opponents_match_the_single_agent_env(fields):
     assert episodes >= 2
 
 
-
 def test_network_tournament_is_the_same_with_two_torch_threads(tmp_path):
-    """With two intra-op threads (torch's default on a 2-core machine) a network's rows were split
-    between threads and a game's moves depended on its batch (engine and rules-core loop played
-    other games, measured on a 2-core AMD EPYC); the network's forward pass runs on one thread."""
+    """With two intra-op threads (torch's default on a 2-core machine) a game's moves still do not
+    depend on its batch: the network's forward pass runs on one thread, so the engine and the
+    rules-core loop play the same games, and the caller's thread setting is restored."""
     torch = pytest.importorskip("torch")
     before = torch.get_num_threads()
     torch.set_num_threads(2)

@@ -2,8 +2,7 @@
 
 ``import skipbo_env`` does not import this package; importing it loads numba
 (kernels compile on first use and are cached on disk). The SB3 ``VecEnv``
-(which imports torch through stable-baselines3) and the Gymnasium vector env
-load on first access:
+(which imports torch through stable-baselines3) loads on first access:
 
 * :class:`BatchEngine`: B games of one configuration in arrays, stepped by
   compiled kernels, identical to the rules core (state dict bridge); its
@@ -28,21 +27,15 @@ except ImportError as exc:
 
 from .compiled_heuristic import PlanCache  # noqa: E402
 from .engine import AGENT_KINDS, BatchEngine, SeatKind  # noqa: E402
+from .gym_env import SkipBoVectorEnv  # noqa: E402
 from .learner import LearnerBatch  # noqa: E402
-
-_LAZY = {
-    "SkipBoVecEnv": "sb3_env",
-    "make_vec_env": "sb3_env",
-    "SkipBoVectorEnv": "gym_env",
-}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    if name in ("SkipBoVecEnv", "make_vec_env"):
+        from . import sb3_env  # stable-baselines3 (the 'train' extra), which loads torch: on first access
 
-        module = importlib.import_module(f".{_LAZY[name]}", __name__)
-        return getattr(module, name)
+        return getattr(sb3_env, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
