@@ -217,7 +217,7 @@ def draw_table(state: GameState, seat: int | None = None) -> np.ndarray:
 # ---------------------------------------------------------------- painting
 def pillow() -> Any:
     """The ``PIL`` package, or an :class:`ImportError` naming the extra that installs it."""
-    try:
+    try:  # Pillow: the render extra
         import PIL
         from PIL import Image, ImageDraw, ImageFont  # noqa: F401
     except ImportError as exc:
@@ -227,7 +227,7 @@ def pillow() -> Any:
 
 @functools.lru_cache(maxsize=8)
 def _font(size: int) -> Any:
-    from PIL import ImageFont
+    from PIL import ImageFont  # Pillow: the render extra (callers checked it with pillow())
 
     try:
         return ImageFont.load_default(size=size)  # Pillow >= 10.1 with FreeType: a scalable font
@@ -378,7 +378,7 @@ class TableWindow:
             return
         if self._root is None and not self._open():
             return
-        from PIL import ImageTk
+        from PIL import ImageTk  # Pillow: the render extra (checked by pillow() above)
 
         photo = ImageTk.PhotoImage(PIL.Image.fromarray(frame), master=self._root)
         self._label.configure(image=photo)
@@ -400,7 +400,7 @@ class TableWindow:
 
     def _open(self) -> bool:
         """Open the window; ``False`` (with a warning) where none can open."""
-        try:
+        try:  # tkinter: not in every Python build
             import tkinter
         except ImportError:
             return self._give_up("this Python has no tkinter (on Debian/Ubuntu: apt install python3-tk)")

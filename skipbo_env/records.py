@@ -17,6 +17,7 @@ moves reproduces every reshuffle (R19) and ends in the same final state.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
@@ -25,6 +26,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .rules import GameState, IllegalMoveError, Move, game_points, move_from_dict, move_to_dict
 from .rules.errors import StateError
@@ -190,10 +193,6 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
 
 def write_npz_atomic(path: str | os.PathLike, arrays: dict[str, Any]) -> Path:
     """Write ``arrays`` as a compressed ``.npz`` to ``path`` atomically (:func:`write_bytes_atomic`)."""
-    import io
-
-    import numpy as np
-
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
     return write_bytes_atomic(path, buf.getvalue())
