@@ -113,6 +113,13 @@ _check_kernel_constants()
 _M64 = (1 << 64) - 1
 
 
+def pcg_words(raw: Mapping[str, Any]) -> list[int]:
+    """A numpy ``PCG64`` state dict (``bit_generator.state``) as the kernels' six words: state
+    hi/lo, increment hi/lo, ``has_uint32``, ``uinteger``."""
+    state, inc = raw["state"]["state"], raw["state"]["inc"]
+    return [state >> 64, state & _M64, inc >> 64, inc & _M64, raw["has_uint32"], raw["uinteger"]]
+
+
 def _stock_size(config: GameConfig) -> int:
     """The configuration's stock size (``GameConfig`` resolves a default at construction)."""
     size = config.stock_size
@@ -268,8 +275,7 @@ class BatchEngine:
         self.arng[:] = children[-1].generate_state(self.batch_size, np.uint64)
 
     def _set_pcg(self, b: int, raw: Mapping[str, Any]) -> None:
-        state, inc = raw["state"]["state"], raw["state"]["inc"]
-        self.pcg[b] = [state >> 64, state & _M64, inc >> 64, inc & _M64, raw["has_uint32"], raw["uinteger"]]
+        self.pcg[b] = pcg_words(raw)
 
     def generator(self, slot: int) -> np.random.Generator:
         """A numpy Generator holding a copy of the slot's current PCG64 state."""

@@ -24,19 +24,12 @@ from ..episode import AgentError
 from ..rules import GameState
 from . import _kernels as K
 from .compiled_heuristic import PlanCache
-from .engine import BatchEngine, SeatKind
+from .engine import BatchEngine, SeatKind, pcg_words
 
 IN_ENGINE: dict[str, SeatKind] = {"random": SeatKind.RANDOM, "greedy": SeatKind.GREEDY, "heuristic": SeatKind.HEURISTIC}
 """Scripted agents the engine replays, by name: their seat kind."""
 OUTSIDE = SeatKind.OUTSIDE
 """Kind of a seat whose agent acts from outside the kernels (``act_batch``)."""
-
-
-def _pcg_row(seed: int) -> list[int]:
-    raw = np.random.PCG64(seed).state
-    state, inc = raw["state"]["state"], raw["state"]["inc"]
-    mask = (1 << 64) - 1
-    return [state >> 64, state & mask, inc >> 64, inc & mask, raw["has_uint32"], raw["uinteger"]]
 
 
 def play_engine_games(
@@ -76,7 +69,7 @@ def play_engine_games(
     for g in range(count):
         for seat in range(n):
             if kind_arr[g, seat] in IN_ENGINE.values():
-                apcg[g * n + seat] = _pcg_row(int(seeds[g][seat]))
+                apcg[g * n + seat] = pcg_words(np.random.PCG64(int(seeds[g][seat])).state)
     plans = PlanCache(count, n)
     while True:
         K.tour_advance(engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.arng,
