@@ -460,6 +460,21 @@ class BatchEngine:
         return int(K.learner_advance(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, self.arng,
                                      kinds, anchor, wts, *cache))
 
+    def advance_seated(self, kinds: np.ndarray, generators: np.ndarray, plans: PlanCache) -> int:
+        """Play the in-engine seats until every game waits for an ``OUTSIDE`` seat or has ended, each
+        in-engine seat drawing from its own numpy generator, exactly as the Python agent would.
+
+        ``kinds[b, seat]``: the :class:`SeatKind` of each seat of each game; ``generators[b * n + seat]``:
+        that seat's ``PCG64`` state as six words (:func:`pcg_words`), advanced as it draws. Returns
+        the number of decisions played.
+        """
+        n = self.config.num_players
+        if kinds.shape != (self.batch_size, n) or generators.shape != (self.batch_size * n, 6):
+            raise ValueError(f"advance_seated needs kinds of shape {(self.batch_size, n)} and generators of shape "
+                             f"{(self.batch_size * n, 6)}, got {kinds.shape} and {generators.shape}")
+        return int(K.tour_advance(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, self.arng, generators,
+                                  np.asarray(kinds, np.int64), plans.weights, plans.plans, plans.state, plans.expect))
+
     def play_until(self, stop: np.ndarray, kind: SeatKind, plans: PlanCache | None = None) -> int:
         """Every seat played by the in-engine agent ``kind`` until seat ``stop[b]`` is to move in game
         ``b`` (or the game ends); see :meth:`advance`. Returns the number of decisions played."""

@@ -3,7 +3,7 @@
 :func:`play_engine_games` plays a tournament's games (dealt by the rules core)
 in one :class:`~skipbo_env.vector.BatchEngine`: the seats of the scripted
 agents ``random``, ``greedy`` and ``heuristic`` are decided inside the
-kernels (``_kernels.tour_advance``), each drawing from
+kernels (:meth:`~skipbo_env.vector.BatchEngine.advance_seated`), each drawing from
 a copy of the numpy generator the Python agent would own (the same seed),
 so they make the Python agents' moves, tie-breaks included; the other seats
 belong to batched agents (``act_batch``, declared by ``batched``), asked once per step for
@@ -22,7 +22,6 @@ import numpy as np
 from ..bots.protocol import as_agent
 from ..episode import AgentError
 from ..rules import GameState
-from . import _kernels as K
 from .compiled_heuristic import PlanCache
 from .engine import BatchEngine, SeatKind, pcg_words
 
@@ -72,8 +71,7 @@ def play_engine_games(
                 apcg[g * n + seat] = pcg_words(np.random.PCG64(int(seeds[g][seat])).state)
     plans = PlanCache(count, n)
     while True:
-        K.tour_advance(engine.hot, engine.cold, engine.turn, engine.moves, engine.pcg, engine.cf, engine.arng,
-                       apcg, kind_arr, plans.weights, plans.plans, plans.state, plans.expect)
+        engine.advance_seated(kind_arr, apcg, plans)
         rows = np.flatnonzero(~engine.done)
         if rows.size == 0:
             break
