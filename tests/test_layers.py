@@ -295,3 +295,12 @@ def test_product_code_and_user_docs_carry_no_history():
     found = [f"{p.relative_to(REPO)}:{n}" for p in places
              for n, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert found == [], "history outside docs/research/: " + ", ".join(found)
+
+
+def test_module_names_are_unique_across_the_package():
+    """A module's name says its role: no two modules of the package share a file name."""
+    names: dict[str, list[str]] = {}
+    for path in _sources():
+        if path.name not in ("__init__.py", "__main__.py"):
+            names.setdefault(path.stem, []).append(str(path.relative_to(REPO)))
+    assert {k: v for k, v in names.items() if len(v) > 1} == {}
