@@ -36,7 +36,6 @@ import numpy as np
 
 from ..bots import make_bot
 from ..episode import (
-    ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
     STOCK_CARD_REWARD,
