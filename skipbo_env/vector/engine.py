@@ -321,11 +321,11 @@ class BatchEngine:
         turn from its hand and discard tops (:func:`skipbo_env.bots.heuristic.reach_chance`, compiled),
         each other missing number coming from unseen cards with chance ``q``; 1 for a wild stock
         top, 0 for an empty stock. The piles' failure chances multiply in pile order."""
-        if type(seat) is not int or not 0 <= seat < self.config.num_players:
+        if not isinstance(seat, int | np.integer) or isinstance(seat, bool) or not 0 <= seat < self.config.num_players:
             raise ValueError(f"seat must be in 0..{self.config.num_players - 1}, got {seat!r}")
         powers = q ** np.arange(K.PILE_COMPLETE + 1)  # numpy's vectorized powers: the search's scores rest on them
         out = np.empty(self.batch_size, np.float64)
-        K.batch_reach_chance(self.hot, seat, powers, out)
+        K.batch_reach_chance(self.hot, int(seat), powers, out)
         return out
 
     @property
