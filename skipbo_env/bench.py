@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .rules import GameConfig, new_game
+from .rules import ConfigError, GameConfig, new_game
 
 
 def rules_moves(config: GameConfig, moves: int, seed: int) -> int:
@@ -73,7 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure, best kept (default 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    config = GameConfig(num_players=args.players)
+    if args.repeats < 1:
+        parser.error(f"--repeats must be >= 1, got {args.repeats}")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    try:
+        config = GameConfig(num_players=args.players)
+    except ConfigError as exc:
+        parser.error(f"--players: {exc}")
     rows = [
         ("rules core", "moves/s", lambda: rules_moves(config, 20_000, args.seed)),
         ("AEC env (skipbo_v0)", "steps/s", lambda: aec_steps(config, 10_000, args.seed)),

@@ -15,33 +15,82 @@ the same commands as scripts.
 
 from __future__ import annotations
 
-import importlib
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from . import __version__
 from .extras import MissingExtraError
 
-COMMANDS: dict[str, tuple[str, str]] = {
-    "train": ("skipbo_env.training.commands", "train a MaskablePPO agent against scripted opponents"),
-    "evaluate": ("skipbo_env.evaluation", "seat-balanced, deal-paired tournaments between agents"),
-    "play": ("skipbo_env.play", "play against agents in the terminal"),
-    "replay": ("skipbo_env.play", "step through a recorded game (a file from evaluate or play)"),
-    "demo": ("skipbo_env.demo", "watch scripted players play one game"),
-    "bench": ("skipbo_env.bench", "throughput figures of this machine"),
+
+def _train(argv: list[str]) -> int:
+    from .training.commands import main  # the train extra (torch, stable-baselines3) once a run starts
+
+    return main(argv, prog="skipbo train")
+
+
+def _evaluate(argv: list[str]) -> int:
+    from .evaluation import main  # the train extra when a trained agent plays (torch)
+
+    return main(argv, prog="skipbo evaluate")
+
+
+def _play(argv: list[str]) -> int:
+    from .play import main  # the train extra when a trained agent is an opponent (torch)
+
+    return main(argv)
+
+
+def _replay(argv: list[str]) -> int:
+    from .play import replay_main  # no extra: a record replays on the rules core
+
+    return replay_main(argv)
+
+
+def _demo(argv: list[str]) -> int:
+    from .demo import main  # no extra: scripted players on the rules core
+
+    return main(argv)
+
+
+def _bench(argv: list[str]) -> int:
+    from .bench import main  # the AEC env's gymnasium and pettingzoo; the fast extra (numba) when installed
+
+    return main(argv)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``skipbo`` subcommand: the function that runs it on the rest of the command line."""
+
+    run: Callable[[list[str]], int]
+    """``run(argv) -> exit code``; it imports its module (and so its extra) only when called."""
+    help: str
+    """One line for ``skipbo --help``."""
+
+
+COMMANDS: dict[str, Command] = {
+    "train": Command(_train, "train a MaskablePPO agent against scripted opponents"),
+    "evaluate": Command(_evaluate, "seat-balanced, deal-paired tournaments between agents"),
+    "play": Command(_play, "play against agents in the terminal"),
+    "replay": Command(_replay, "step through a recorded game (a file from evaluate or play)"),
+    "demo": Command(_demo, "watch scripted players play one game"),
+    "bench": Command(_bench, "throughput figures of this machine"),
 }
+"""``skipbo COMMAND`` -> the command."""
 
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = ["usage: skipbo COMMAND [options]   (skipbo COMMAND --help for a command's options)", "",
              "Skip-Bo as a reinforcement-learning environment.", "", "commands:"]
-    lines += [f"  {name.ljust(width)}  {text}" for name, (_, text) in COMMANDS.items()]
+    lines += [f"  {name.ljust(width)}  {command.help}" for name, command in COMMANDS.items()]
     lines += ["", "  --version  the installed version"]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to a command's own ``main``; returns the exit code."""
+    """Run a command on the rest of the command line; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(usage())
@@ -54,12 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipbo: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
         return 2
     try:
-        module = importlib.import_module(COMMANDS[command][0])
-        if command == "replay":
-            return module.main(["--replay", *rest] if rest and not rest[0].startswith("-") else rest)
-        if command in ("train", "evaluate"):
-            return module.main(rest, prog=f"skipbo {command}")
-        return module.main(rest)
+        return COMMANDS[command].run(rest)
     except MissingExtraError as exc:
         print(f"skipbo {command}: {exc}", file=sys.stderr)
         return 1

@@ -6,13 +6,13 @@ import argparse
 
 from .bots.greedy import as_player, greedy_move, random_move
 from .render import render_state
-from .rules import GameConfig, game_points, new_game
+from .rules import ConfigError, GameConfig, game_points, new_game
 
 POLICIES = {"greedy": greedy_move, "random": random_move}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(prog="skipbo demo", description=__doc__)
     parser.add_argument("--players", nargs="+", default=["greedy", "greedy"], choices=sorted(POLICIES),
                         help="one policy per seat (2-6 seats)")
     parser.add_argument("--seed", type=int, default=0)
@@ -20,7 +20,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partner", action="store_true", help="partner game (4 or 6 players, R27)")
     parser.add_argument("--quiet", action="store_true", help="print only the final table")
     args = parser.parse_args(argv)
-    config = GameConfig(num_players=len(args.players), short_game=args.short, partner_game=args.partner)
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    try:
+        config = GameConfig(num_players=len(args.players), short_game=args.short, partner_game=args.partner)
+    except ConfigError as exc:
+        parser.error(f"--players/--partner: {exc}")
     players = [as_player(POLICIES[name], seed=args.seed * 100 + i) for i, name in enumerate(args.players)]
     state = new_game(config, seed=args.seed)
     print(f"Skip-Bo: {', '.join(f'player_{i}={p}' for i, p in enumerate(args.players))}, seed {args.seed}")

@@ -117,6 +117,20 @@ def default_run_name(labels: tuple[str, ...], config: GameConfig, seed: int) -> 
     return "-".join(parts)
 
 
+def make_output_folders(parser: argparse.ArgumentParser, folders: tuple[tuple[str, str | None], ...]) -> None:
+    """Make each output folder (``(flag, folder)``, ``None``: not asked for) before any game is
+    played; one that exists as a file or cannot be made is the parser's error naming its flag."""
+    for flag, folder in folders:
+        if folder is None:
+            continue
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            parser.error(f"{flag} {folder}: exists and is not a folder")
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            parser.error(f"{flag} {folder}: cannot make the folder ({exc.strerror or exc})")
+
+
 def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
     """Run a tournament from the command line; returns the exit code."""
     parser = build_parser(prog)
@@ -141,9 +155,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
         parser.error("--reuse needs --ladder")
     specs = tuple(os.fspath(a) for a in args.agents)
     out = args.out or os.path.join("runs", "evaluate", default_run_name(participant_labels(specs), config, args.seed))
-    for flag, folder in (("--out", out), ("--save-records", args.save_records)):
-        if folder is not None and os.path.exists(folder) and not os.path.isdir(folder):
-            parser.error(f"{flag} {folder}: exists and is not a folder")  # checked before any game is played
+    make_output_folders(parser, (("--out", out), ("--save-records", args.save_records)))
     bar = None
 
     def progress(done: int) -> None:
@@ -190,9 +202,7 @@ def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, confi
         pair_games[pair] = n
     labels = participant_labels(specs)
     out = args.out or os.path.join("runs", "evaluate", default_run_name(("ladder", *labels), config, args.seed))
-    for flag, folder in (("--out", out), ("--save-records", args.save_records)):
-        if folder is not None and os.path.exists(folder) and not os.path.isdir(folder):
-            parser.error(f"{flag} {folder}: exists and is not a folder")
+    make_output_folders(parser, (("--out", out), ("--save-records", args.save_records)))
 
     def progress(line: str) -> None:
         print(f"[ladder {time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)

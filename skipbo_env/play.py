@@ -245,6 +245,28 @@ def main(
         return 0
 
 
+def replay_main(
+    argv: Sequence[str] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """``skipbo replay FILE [--auto] [--delay SECONDS] [--no-color]``: :func:`main`'s ``--replay FILE``,
+    with the record file required (a missing one is an ``error:`` line, exit 2)."""
+    parser = argparse.ArgumentParser(prog="skipbo replay",
+                                     description="Step through a recorded game with every card shown.")
+    parser.add_argument("file", metavar="FILE", help="a game record (.json) written by evaluate --save-records "
+                                                     "or by play --save")
+    parser.add_argument("--auto", action="store_true", help="replay without waiting for Enter")
+    parser.add_argument("--delay", type=float, metavar="SECONDS",
+                        help=f"pause between turns in --auto replay (default {DEFAULT_DELAY})")
+    parser.add_argument("--no-color", action="store_true", help="plain text even on a colour terminal")
+    args = parser.parse_args(argv)
+    rest = ["--auto"] * args.auto + ["--no-color"] * args.no_color
+    rest += [] if args.delay is None else [f"--delay={args.delay!r}"]
+    return main([f"--replay={args.file}", *rest], stdin, stdout, stderr)
+
+
 def _replay(path: str, terminal: Terminal, auto: bool, delay: float, stderr: TextIO) -> int:
     try:
         record = GameRecord.load(path)
