@@ -501,29 +501,44 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
     assert "--allow-pickle" in helptext and "arbitrary code" in helptext
 
 
-def test_shipped_agent_file_plays():
-    web, client = make()
-    trained = client.get("/api/agents").json()["trained"]
-    if not trained:
-        pytest.skip("no trained agent shipped in skipbo_env/models")
-    pytest.importorskip("torch")
-    g = create(client, ["human", trained[0]], seed=2)
-    snap = poll(client, g["game_id"], 0, g["links"][0]["token"])
-    m = choose(snap["legal"])
-    r = client.post(f"/api/games/{g['game_id']}/move",
-                    json={"seat": 0, "token": g["links"][0]["token"], "action": m["id"], "seen": snap["moves"]})
-    assert r.status_code == 200
+BROWSER_TABLES = [
+    ("random", 2, False), ("greedy", 2, False), ("heuristic", 3, False), ("ppo-2p", 2, False),
+    ("turn-2p", 2, False), ("search", 2, False), ("search", 3, False), ("search", 4, True),
+]
+"""Every shipped agent at a table it plays: the trained networks at 2 seats, search at 2 and more."""
 
 
-def test_agents_that_read_the_view_play_in_the_browser():
-    """The turn network (and the search agent) play from the seat's view, not the observation
-    vector; the table seats them like any agent."""
-    pytest.importorskip("safetensors")
+@pytest.mark.parametrize("agent,players,partner", BROWSER_TABLES, ids=lambda v: str(v))
+def test_every_shipped_agent_plays_in_browser_games(agent, players, partner):
+    """Play mode (a person and the agent) and watch mode (the agent and greedy): the agent's
+    seats make moves and no game stops with an error."""
+    if agent in ("ppo-2p", "turn-2p", "search"):
+        pytest.importorskip("safetensors")
+    if agent == "search":
+        pytest.importorskip("numba")
     web, client = make()
-    assert "turn-2p" in client.get("/api/agents").json()["trained"]
-    g = create(client, ["turn-2p", "heuristic"], seed=3)
-    snap = poll(client, g["game_id"], since=0, advance=MAX_ADVANCE)
-    assert not snap["error"] and snap["moves"] == MAX_ADVANCE
+    assert agent in client.get("/api/agents").json()["agents"]
+    g = create(client, ["human"] + [agent] * (players - 1), partner=partner, seed=2)
+    gid, token = g["game_id"], g["links"][0]["token"]
+    game = web.store.get(gid)
+    snap = poll(client, gid, 0, token, since=0)
+    agent_moves = sum(step["seat"] != 0 for step in snap["steps"])
+    while agent_moves < 4 and not snap["table"]["over"]:
+        assert not snap["error"], snap["error"]
+        m = choose(snap["legal"])
+        r = client.post(f"/api/games/{gid}/move",
+                        json={"seat": 0, "token": token, "action": m["id"], "seen": snap["moves"]})
+        assert r.status_code == 200, r.text
+        snap = r.json()
+        agent_moves += sum(step["seat"] != 0 for step in snap["steps"])
+    assert not snap["error"] and agent_moves >= 4 and game.error is None
+    w = create(client, [agent] * (players - 1) + ["greedy"], partner=partner, seed=2)
+    snap, agent_moves = poll(client, w["game_id"], since=0), 0
+    while agent_moves < 4 and not snap["table"]["over"]:
+        snap = poll(client, w["game_id"], since=snap["moves"], advance=4)
+        assert not snap["error"], snap["error"]
+        agent_moves += sum(step["seat"] != players - 1 for step in snap["steps"])
+    assert agent_moves >= 4
 
 
 def test_page_and_static_files(api):

@@ -523,13 +523,14 @@ class BatchEngine:
 
         The state is trusted as it is (a ``GameState`` built by the rules core keeps its own
         invariants): no dict round trip, which makes this the fast path for states built in
-        memory (the search agent's sampled worlds). Its config must equal the engine's and its
-        generator must be a ``PCG64``.
+        memory (the search agent's sampled worlds). Its config must be the engine's game in every
+        rule (:meth:`GameConfig.same_rules`: who moved first is only read when a game is dealt)
+        and its generator must be a ``PCG64``.
         """
         slot = int(_as_rows([slot], self.batch_size)[0])
         if not isinstance(state, GameState):
             raise TypeError(f"load_state needs a GameState, got {type(state).__name__}")
-        if state.config != self.config:
+        if not self.config.same_rules(state.config):
             raise ValueError(f"the state's config {state.config} differs from the engine's {self.config}")
         raw = state.rng.bit_generator.state
         if raw["bit_generator"] != "PCG64":
