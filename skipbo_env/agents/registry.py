@@ -90,7 +90,7 @@ def load_agent(
         return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
     if isinstance(spec, str) and spec in SHIPPED_VALUES:
         raise ValueError(f"{spec!r} is a shipped value network, not an agent: the search agent reads it "
-                         "(SearchAgent(value_net=...)); known agents: " + ", ".join(known_agents()))
+                         "(SearchSettings(value_net=...)); known agents: " + ", ".join(known_agents()))
     if is_search_spec(spec):
         return SearchAgent(config, seed, parse_search_spec(spec))
     if is_rllib_checkpoint(spec):
@@ -110,7 +110,7 @@ def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, a
     if is_turn_agent_file(path):
         return TurnNetAgent(path, config, seed)
     if is_value_file(path):
-        raise CheckpointError(path, "a value file (a value network the search agent reads: SearchAgent(value_net=...)), "
+        raise CheckpointError(path, "a value file (a value network the search agent reads: SearchSettings(value_net=...)), "
                                     "not an agent file")
     return PPOAgent(path, config, seed, allow_pickle=allow_pickle)
 

@@ -124,7 +124,6 @@ class TurnAgent(AgentBase):
         self.rng = np.random.default_rng(seed)
         self._plan: list[Move] = []
         self._expect: SeatView | None = None
-        self._turn_start: tuple[int, tuple[int, ...]] | None = None  # (turn, building values) at its first decision
 
     def act(self, observation: Mapping[str, Any]) -> int:
         raise ValueError(
@@ -137,8 +136,6 @@ class TurnAgent(AgentBase):
         """The action id (:func:`skipbo_env.encoding.encode_action`) to play in ``view``."""
         legal = self._legal(view, "act_view")
         self.decisions += 1
-        if self._turn_start is None or self._turn_start[0] != view.turn:
-            self._turn_start = (view.turn, view.building_values)
         if self._plan and self._expect is not None and _same(view, self._expect) and self._plan[0] in legal:
             move = self._plan.pop(0)
         else:
