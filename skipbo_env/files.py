@@ -29,6 +29,11 @@ class FileReadError(ValueError):
         super().__init__(f"{self.path}: {problem}")
 
 
+def _a(what: str) -> str:
+    """``what`` with its indefinite article ("a record", "an agent file")."""
+    return f"{'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
+
+
 def _open_regular(path: str | os.PathLike, what: str) -> tuple[int, int]:
     """An open descriptor of ``path`` and its size, if it is a regular file; else :class:`FileReadError`.
 
@@ -40,14 +45,14 @@ def _open_regular(path: str | os.PathLike, what: str) -> tuple[int, int]:
     except FileNotFoundError:
         raise FileReadError(path, f"no such {what}") from None
     except IsADirectoryError:
-        raise FileReadError(path, f"is a directory, not a {what}") from None
+        raise FileReadError(path, f"is a directory, not {_a(what)}") from None
     except OSError as exc:
-        raise FileReadError(path, f"cannot be read as a {what}: {exc.strerror or exc}") from None
+        raise FileReadError(path, f"cannot be read as {_a(what)}: {exc.strerror or exc}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, device or socket)"
-        raise FileReadError(path, f"is {kind}; a {what} must be a regular file")
+        raise FileReadError(path, f"is {kind}; {_a(what)} must be a regular file")
     return fd, info.st_size
 
 
@@ -64,7 +69,7 @@ def check_readable(path: str | os.PathLike, limit: int, what: str) -> int:
 
 def _check_size(path: str | os.PathLike, size: int, limit: int, what: str) -> None:
     if size > limit:
-        raise FileReadError(path, f"is {size:,} bytes, more than a {what} can be ({limit:,} bytes at most)")
+        raise FileReadError(path, f"is {size:,} bytes, more than {_a(what)} can be ({limit:,} bytes at most)")
 
 
 def read_bounded(path: str | os.PathLike, limit: int, what: str) -> bytes:
@@ -82,7 +87,7 @@ def read_bounded(path: str | os.PathLike, limit: int, what: str) -> bytes:
             try:
                 chunk = os.read(fd, min(left, MIB))
             except OSError as exc:
-                raise FileReadError(path, f"cannot be read as a {what}: {exc.strerror or exc}") from None
+                raise FileReadError(path, f"cannot be read as {_a(what)}: {exc.strerror or exc}") from None
             if not chunk:
                 break
             chunks.append(chunk)
@@ -100,7 +105,19 @@ def read_text_bounded(path: str | os.PathLike, limit: int, what: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FileReadError(path, f"is not UTF-8 text (byte {exc.start}); is it a {what}?") from None
+        raise FileReadError(path, f"is not UTF-8 text (byte {exc.start}); is it {_a(what)}?") from None
+
+
+def read_prefix(path: str | os.PathLike, count: int, what: str) -> bytes:
+    """The first ``count`` bytes of ``path`` (fewer if it is shorter), a regular file of any size;
+    else :class:`FileReadError`. For telling file formats apart by their first bytes."""
+    fd, _ = _open_regular(path, what)
+    try:
+        return os.read(fd, count)
+    except OSError as exc:
+        raise FileReadError(path, f"cannot be read as {_a(what)}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def is_regular_file(path: str | os.PathLike) -> bool:

@@ -29,11 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from .files import MIB, FileReadError, read_text_bounded
 from .rules import GameState, IllegalMoveError, Move, game_points, move_from_dict, move_to_dict
 from .rules.errors import StateError
 
 FORMAT = "skipbo-record"
 VERSION = 1
+MAX_FILE = 64 * MIB
+"""Largest record file read (bytes): a game at the default move limit (20,000 moves) takes under 2 MB."""
 MAX_LABEL = 64
 """Characters kept of a player label (longer labels are cut, with an ellipsis)."""
 
@@ -121,11 +124,19 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> GameRecord:
+        """The record of the JSON file ``path`` (a regular file of at most :data:`MAX_FILE` bytes),
+        checked by :meth:`from_dict`.
+
+        Raises:
+            StateError: the file is missing, not a regular file (a FIFO, a device), too large, not
+                UTF-8 JSON, or not a record that replays (the message names the file or the field).
+        """
         try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise StateError(str(path), f"not valid JSON: {exc}") from exc
+            data = json.loads(read_text_bounded(path, MAX_FILE, "game record"))
+        except FileReadError as exc:
+            raise StateError(str(path), exc.problem) from None
+        except ValueError as exc:  # not JSON; an integer too long to read
+            raise StateError(str(path), f"not valid JSON: {exc}") from None
         except RecursionError:
             raise StateError(str(path), "not a record: its JSON is nested too deeply") from None
         return cls.from_dict(data)

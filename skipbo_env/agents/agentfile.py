@@ -37,10 +37,15 @@ safetensors bounds and parses it itself, and any safetensors tool shows it
 dtype and shape (no pickle). The description is read with ``json.loads``
 and every field is checked (type, range, unknown or missing keys); the
 network is built by the constructor that ``kind`` selects from a fixed
-table (never a name read from the file), over spaces built from the sizes;
-before anything is allocated, the declared layer sizes must fit the tensors
-the file holds; the tensors must then equal the network's parameters
-exactly (names, shapes, dtype, none missing, none extra). Every problem is a
+table (never a name read from the file), over spaces built from the sizes.
+The file must be a regular file of at most :data:`MAX_FILE` bytes; its
+header is read first, and before anything is allocated every tensor must be
+float32 and the declared network's weights (every layer, the scorer's
+144-wide ``action_in`` included) must fit the float32 numbers the file holds;
+before any tensor is read, the tensors' names, shapes and dtypes must equal
+the network's parameters exactly (none missing, none extra). The weights
+must then be finite, and so must the policy's logits and value on the
+opening positions of its game. Every problem is a
 :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 
 Pickled checkpoints (sb3 ``.zip``, RLlib folders) can run code when loaded;
@@ -60,11 +65,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..encoding import num_actions, observation_layout
+from ..encoding import num_actions, observation_layout, observe
 from ..extras import missing_extra
+from ..files import FileReadError, read_prefix
 from ..records import write_bytes_atomic
-from ..rules import GameConfig, SkipBoError
-from .modelfile import CheckpointError, check_spaces
+from ..rules import GameConfig, SkipBoError, new_game
+from .modelfile import CheckpointError, TensorHeader, check_spaces, read_header, short_repr
 
 SUFFIX = ".safetensors"
 """The file name suffix of agent files."""
@@ -74,6 +80,8 @@ METADATA_KEY = "skipbo_agent"
 """Key of the description in the safetensors header's metadata."""
 MAX_DESCRIPTION = 64 * 1024
 """Longest description accepted (characters); a real one is under 1 KiB."""
+MAX_FILE = 256 * 1024 * 1024
+"""Largest agent file read (bytes): 64 million float32 weights (the shipped agent is under 2 MB)."""
 
 POLICY_KINDS = ("mlp", "scorer")
 """The policy kinds an agent file may hold; :func:`policy_class` names the class that rebuilds each."""
@@ -100,10 +108,9 @@ def checkpoint_format(path: str | os.PathLike) -> str:
     if p.is_dir():
         return "rllib" if (p / "rllib_checkpoint.json").is_file() else "agent"
     try:
-        with open(p, "rb") as f:
-            head = f.read(4)
-    except OSError:
-        return "agent"
+        head = read_prefix(p, 4, "model file")  # a FIFO or a device is refused, never waited on
+    except FileReadError:
+        return "agent"  # the agent file loader names the problem
     return "sb3" if head[:2] == b"PK" else "agent"
 
 
@@ -128,14 +135,9 @@ def file_sha256(path: str | os.PathLike) -> str:
 
 
 # ================================================================= description
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
 def _keys(path: Path, where: str, data: Any, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
     if not isinstance(data, dict):
-        raise CheckpointError(path, f"agent description: {where} must be an object, got {_short(data)}")
+        raise CheckpointError(path, f"agent description: {where} must be an object, got {short_repr(data)}")
     missing = [k for k in required if k not in data]
     unknown = sorted(str(k) for k in data if k not in required and k not in optional)
     if missing or unknown:
@@ -147,14 +149,14 @@ def _keys(path: Path, where: str, data: Any, required: tuple[str, ...], optional
 def _int(path: Path, where: str, value: Any, low: int, high: int) -> int:
     if type(value) is not int or not low <= value <= high:
         raise CheckpointError(path, f"agent description: {where} must be an integer in {low}..{high}, "
-                                    f"got {_short(value)}")
+                                    f"got {short_repr(value)}")
     return value
 
 
 def _arch(path: Path, where: str, value: Any, min_len: int) -> list[int]:
     if not isinstance(value, list) or not min_len <= len(value) <= _MAX_LAYERS:
         raise CheckpointError(path, f"agent description: {where} must be a list of {min_len}..{_MAX_LAYERS} "
-                                    f"layer widths, got {_short(value)}")
+                                    f"layer widths, got {short_repr(value)}")
     return [_int(path, f"{where}[{i}]", w, 1, _MAX_WIDTH) for i, w in enumerate(value)]
 
 
@@ -175,19 +177,19 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
         raise CheckpointError(path, f"agent description is not valid JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         got = data.get("format") if isinstance(data, dict) else data
-        raise CheckpointError(path, f"agent description: format must be {FORMAT!r}, got {_short(got)}")
+        raise CheckpointError(path, f"agent description: format must be {FORMAT!r}, got {short_repr(got)}")
     _keys(path, "the description", data, _TOP_KEYS)
     if data["format_version"] != FORMAT_VERSION or type(data["format_version"]) is not int:
-        raise CheckpointError(path, f"agent file format version {_short(data['format_version'])} is not "
+        raise CheckpointError(path, f"agent file format version {short_repr(data['format_version'])} is not "
                                     f"supported (this code reads version {FORMAT_VERSION})")
     policy = data["policy"]
     kind = policy.get("kind") if isinstance(policy, dict) else None
     if kind not in POLICY_KINDS:
-        raise CheckpointError(path, f"agent description: unknown policy kind {_short(kind)} "
+        raise CheckpointError(path, f"agent description: unknown policy kind {short_repr(kind)} "
                                     f"(known: {', '.join(POLICY_KINDS)})")
     _keys(path, f"policy ({kind})", policy, _POLICY_KEYS[kind])
-    if policy["activation"] not in ACTIVATIONS:
-        raise CheckpointError(path, f"agent description: unknown activation {_short(policy['activation'])} "
+    if not isinstance(policy["activation"], str) or policy["activation"] not in ACTIVATIONS:
+        raise CheckpointError(path, f"agent description: unknown activation {short_repr(policy['activation'])} "
                                     f"(known: {', '.join(ACTIVATIONS)})")
     if kind == "mlp":
         arch = _keys(path, "policy.net_arch", policy["net_arch"], ("pi", "vf"))
@@ -212,30 +214,33 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
     prov = _keys(path, "provenance", data["provenance"], _PROVENANCE_KEYS, ("created",))
     if not isinstance(prov["source"], str) or not 0 < len(prov["source"]) <= 255:
         raise CheckpointError(path, f"agent description: provenance.source must be a file name, "
-                                    f"got {_short(prov['source'])}")
+                                    f"got {short_repr(prov['source'])}")
     sha = prov["source_sha256"]
     if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
         raise CheckpointError(path, f"agent description: provenance.source_sha256 must be 64 lowercase hex digits, "
-                                    f"got {_short(sha)}")
+                                    f"got {short_repr(sha)}")
     if prov["timesteps"] is not None:
         _int(path, "provenance.timesteps", prov["timesteps"], 0, 1 << 62)
     if "created" in prov and (not isinstance(prov["created"], str) or len(prov["created"]) > 64):
         raise CheckpointError(path, f"agent description: provenance.created must be a date text, "
-                                    f"got {_short(prov['created'])}")
+                                    f"got {short_repr(prov['created'])}")
     return data
 
 
 def _declared_weights(desc: dict[str, Any]) -> int:
-    """A lower bound of the parameter count the description declares: every pair of consecutive
-    layer widths is a weight matrix of the network (the first layer reads at least the observation)."""
+    """A lower bound of the parameter count of the network the description declares, every layer
+    counted (computed from the sizes: nothing is allocated). For ``scorer``, the
+    :class:`~skipbo_env.agents.scorer.ActionScorer`'s exact count; for ``mlp``, the weight
+    matrices of the actor and critic layers and of the action layer."""
     obs, policy = desc["observation_size"], desc["policy"]
-    if policy["kind"] == "mlp":
-        chains = [(obs, policy["net_arch"]["pi"]), (obs, policy["net_arch"]["vf"])]
-    else:
-        chains = [(obs, policy["context_arch"]), (1, policy["scorer_arch"]), (obs, policy["value_arch"])]
+    if policy["kind"] == "scorer":
+        from .scorer import scorer_weights  # the train extra (torch, sb3), checked by load_policy
+
+        return scorer_weights(obs, tuple(policy["context_arch"]), tuple(policy["scorer_arch"]),
+                              tuple(policy["value_arch"]))
+    pi, vf = policy["net_arch"]["pi"], policy["net_arch"]["vf"]
     total = 0
-    for first, widths in chains:
-        sizes = [first, *widths]
+    for sizes in ([obs, *pi, desc["action_count"]], [obs, *vf]):
         total += sum(a * b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
     return total
 
@@ -298,33 +303,25 @@ def _names(names: list[str]) -> str:
 def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[Any, dict[str, Any]]:
     """The policy network of the agent file ``path`` on the CPU, in eval mode, and its description.
 
-    With ``config``, the policy's sizes must be that game's. Nothing is unpickled
-    (see the module docstring).
+    With ``config``, the policy's sizes must be that game's. Nothing is unpickled, and nothing is
+    allocated or read before the header was checked (see the module docstring).
 
     Raises:
-        CheckpointError: the file is missing, not a safetensors file, holds no
-            or a bad description, does not fit ``config``, or its tensors are
-            not exactly the network's parameters (the message names them).
+        CheckpointError: the file is missing, not a regular file, too large, not a safetensors
+            file, holds no or a bad description, does not fit ``config``, its tensors are not
+            exactly the network's parameters (the message names them), or its weights or outputs
+            are not finite.
     """
     path = Path(path)
     if path.is_dir():
         raise CheckpointError(path, "a folder, not an agent file")
-    if not path.is_file():
-        raise CheckpointError(path, "no such agent file")
     try:  # the train extra (torch, safetensors)
         import torch
-        from safetensors import safe_open
         from safetensors.torch import load_file
     except ImportError as exc:
         raise missing_extra(exc, "train", "loading a trained agent") from exc
-    try:
-        with safe_open(str(path), framework="pt", device="cpu") as f:
-            metadata = f.metadata() or {}
-            stored = {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype())
-                      for name in f.keys()}
-    except Exception as exc:  # safetensors raises its own error kinds for a bad header
-        raise CheckpointError(path, f"not an agent file ({SUFFIX}) nor a MaskablePPO checkpoint (.zip): "
-                                    f"unreadable safetensors header ({type(exc).__name__}: {exc})") from None
+    metadata, stored = read_header(path, MAX_FILE, "agent file", f"not an agent file ({SUFFIX}) nor a MaskablePPO "
+                                                                  "checkpoint (.zip): unreadable safetensors header")
     if METADATA_KEY not in metadata:
         raise CheckpointError(path, f"a safetensors file without the {METADATA_KEY!r} description in its header "
                                     "(agent files are written by train.py --export)")
@@ -332,11 +329,38 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
     if config is not None:
         check_spaces(path, spaces.Box(0.0, 1.0, (desc["observation_size"],), np.float32),
                      spaces.Discrete(desc["action_count"]), config)
+    _check_declared(path, desc, stored)
+    policy = _build_policy(path, desc)
+    _check_stored(path, desc, stored, policy)
+    try:
+        tensors = load_file(str(path), device="cpu")
+        with torch.no_grad():
+            policy.load_state_dict(tensors, strict=True)
+    except Exception as exc:  # the file changed since its header was read
+        raise CheckpointError(path, f"cannot load the tensors ({type(exc).__name__}: {exc})") from exc
+    for name in sorted(tensors):
+        if not bool(torch.isfinite(tensors[name]).all()):
+            raise CheckpointError(path, f"tensor {name} holds NaN or infinite values")
+    policy.set_training_mode(False)
+    _check_outputs(path, policy, desc)
+    return policy, desc
+
+
+def _check_declared(path: Path, desc: dict[str, Any], stored: TensorHeader) -> None:
+    """Before the network is built: every stored tensor is float32, and the file holds at least as
+    many float32 numbers as the declared network has weights (so that building it allocates no more
+    than the file holds)."""
+    for name, (shape, dtype) in sorted(stored.items()):
+        if dtype != "F32":
+            raise CheckpointError(path, f"tensor {name} is {dtype} of shape {shape}; agent files hold F32 tensors")
     held = sum(int(np.prod(shape, dtype=np.int64)) for shape, _ in stored.values())
     declared = _declared_weights(desc)
     if declared > held:
         raise CheckpointError(path, f"the declared network needs at least {declared} weights; the file holds {held}")
-    policy = _build_policy(path, desc)
+
+
+def _check_stored(path: Path, desc: dict[str, Any], stored: TensorHeader, policy: Any) -> None:
+    """The header's tensors are exactly ``policy``'s parameters: names, shapes and dtypes."""
     wanted = {name: (tuple(t.shape), _DTYPES.get(str(t.dtype).removeprefix("torch."), str(t.dtype)))
               for name, t in policy.state_dict().items()}
     missing = sorted(set(wanted) - set(stored))
@@ -349,14 +373,24 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
             got_shape, got_dtype = stored[name]
             raise CheckpointError(path, f"tensor {name} is {got_dtype} of shape {got_shape}; "
                                         f"the network needs {dtype} of shape {shape}")
-    try:
-        tensors = load_file(str(path), device="cpu")
-        with torch.no_grad():
-            policy.load_state_dict(tensors, strict=True)
-    except Exception as exc:  # pragma: no cover - names, shapes and dtypes were checked above
-        raise CheckpointError(path, f"cannot load the tensors ({type(exc).__name__}: {exc})") from exc
-    policy.set_training_mode(False)
-    return policy, desc
+
+
+def _check_outputs(path: Path, policy: Any, desc: dict[str, Any]) -> None:
+    """The policy's logits and value are finite on the opening position of its game, seen from every seat
+    (finite weights can still overflow: weights near 3e38 give infinite logits)."""
+    import torch  # the train extra, loaded with the policy already
+
+    game = GameConfig.from_dict(desc["game"])
+    state = new_game(game, seed=0)
+    obs = torch.as_tensor(np.stack([observe(state, seat)["observation"] for seat in range(game.num_players)]))
+    with torch.no_grad():
+        latent_pi = policy.mlp_extractor.forward_actor(policy.extract_features(obs, policy.pi_features_extractor))
+        latent_vf = policy.mlp_extractor.forward_critic(policy.extract_features(obs, policy.vf_features_extractor))
+        outputs = {"logits": policy.action_net(latent_pi), "value": policy.value_net(latent_vf)}
+    for name, out in outputs.items():
+        if not bool(torch.isfinite(out).all()):
+            raise CheckpointError(path, f"the policy's {name} on its game's opening position are not finite "
+                                        "(NaN or infinite): its weights are out of range")
 
 
 # ===================================================================== writing

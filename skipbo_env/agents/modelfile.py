@@ -1,17 +1,26 @@
-"""What every model file shares: the one checkpoint error, and the check that a network fits a game.
+"""What every model file shares: the one checkpoint error, the safetensors header read before any
+tensor, and the check that a network fits a game.
 
 Agent files (:mod:`.agentfile`), network files (:mod:`.netfile`), MaskablePPO checkpoints
 (:mod:`.ppo`), RLlib checkpoints (:mod:`.rllib_agent`) and the training runs that write them all raise
-:class:`CheckpointError`; the PPO loaders check a network's spaces with :func:`check_spaces`.
+:class:`CheckpointError`; the safetensors loaders read a file's description and its tensors' names,
+dtypes and shapes with :func:`read_header` (a regular file of a bounded size, no tensor read); the
+PPO loaders check a network's spaces with :func:`check_spaces`.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from ..encoding import num_actions, observation_layout
+from ..extras import missing_extra
+from ..files import FileReadError, check_readable
 from ..rules import GameConfig
+
+TensorHeader = dict[str, tuple[tuple[int, ...], str]]
+"""A safetensors file's tensors as its header declares them: name -> (shape, dtype name such as ``"F32"``)."""
 
 
 class CheckpointError(ValueError):
@@ -47,3 +56,43 @@ def check_spaces(path: str | os.PathLike, obs_space: Any, action_space: Any, con
             f"action space {action_space} does not match this game's Discrete({want_actions}) "
             f"(partner_game={config.partner_game})",
         )
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters, for naming a bad value read from a file in a message."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply; an integer too long to print
+        return f"a {type(value).__name__} too large to show"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def read_header(path: str | os.PathLike, limit: int, what: str, unreadable: str) -> tuple[dict[str, str], TensorHeader]:
+    """The metadata of the safetensors file ``path`` and its tensors' shapes and dtypes, from its
+    header alone (no tensor is read).
+
+    ``path`` must be a regular file of at most ``limit`` bytes (checked before the safetensors
+    library opens it: a FIFO or a device is refused at once); ``what`` names the kind of file in
+    that error, ``unreadable`` is the problem reported when the header cannot be parsed.
+
+    Raises:
+        CheckpointError: missing, not a regular file, too large, or an unreadable header.
+    """
+    try:
+        check_readable(path, limit, what)
+    except FileReadError as exc:
+        raise CheckpointError(path, exc.problem) from None
+    try:  # the train extra (safetensors)
+        from safetensors import safe_open
+    except ImportError as exc:
+        raise missing_extra(exc, "train", f"reading a {what}") from exc
+    try:
+        with safe_open(str(Path(path)), framework="np") as f:
+            metadata = dict(f.metadata() or {})
+            tensors = {}
+            for name in f.keys():
+                part = f.get_slice(name)
+                tensors[name] = (tuple(int(n) for n in part.get_shape()), str(part.get_dtype()))
+    except Exception as exc:  # safetensors raises its own error kinds for a bad header
+        raise CheckpointError(path, f"{unreadable} ({type(exc).__name__}: {exc})") from None
+    return metadata, tensors

@@ -9,6 +9,12 @@ sizes; ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) a
 (free-form JSON: the recipe and its data). Every field and tensor is checked; every problem is a
 :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 
+Loading reads the header first (a regular file of at most :data:`MAX_FILE` bytes): the
+description, then every tensor's name, dtype and shape, before any tensor is read. The weights
+must be finite, ``std`` positive, and the network's values bounded (:meth:`MLP.activation_bound`:
+no layer can exceed :data:`MAX_ACTIVATION` for inputs within :data:`INPUT_BOUND`), so that a file
+never loads whose outputs overflow float32 into NaN.
+
 :class:`NetKind` tells the kinds apart: the turn networks of :mod:`skipbo_env.agents.turnnet`
 (``turn-2p``) and the value networks of :mod:`skipbo_env.agents.valuenet` (``value-6p``).
 """
@@ -25,13 +31,21 @@ from typing import Any
 import numpy as np
 
 from ..extras import missing_extra
+from ..files import FileReadError, read_prefix
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError
-from .modelfile import CheckpointError
+from .modelfile import CheckpointError, TensorHeader, read_header, short_repr
 
 MAX_HIDDEN = 4096
 MAX_LAYERS = 8
 MAX_DESCRIPTION = 64 * 1024
+MAX_FILE = 512 * 1024 * 1024
+"""Largest network file read (bytes): a network of :data:`MAX_LAYERS` layers of :data:`MAX_HIDDEN`
+units over the largest game's observation is under 500 MB."""
+INPUT_BOUND = 1e4
+"""Inputs within ``±INPUT_BOUND`` (turn features and observations lie within ±100) ..."""
+MAX_ACTIVATION = 1e30
+"""... keep every layer's values under this (float32 overflows at 3.4e38); see :meth:`MLP.activation_bound`."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,25 @@ class MLP:
                 h = np.maximum(h, 0.0)
         return h[:, 0]
 
+    def activation_bound(self, bound: float = INPUT_BOUND) -> float:
+        """The largest magnitude any layer's output can reach for inputs within ``±bound`` (interval
+        arithmetic in float64; ``inf`` or ``nan`` when it overflows even there)."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            mean, std = self.mean.astype(np.float64), self.std.astype(np.float64)
+            low, high = (-bound - mean) / std, (bound - mean) / std
+            largest = 0.0
+            last = len(self.layers) - 1
+            for i, (w, b) in enumerate(self.layers):
+                w = w.astype(np.float64)
+                center, radius = w @ ((low + high) / 2) + b, np.abs(w) @ ((high - low) / 2)
+                low, high = center - radius, center + radius
+                largest = max(largest, float(np.max(np.maximum(np.abs(low), np.abs(high)))))
+                if not np.isfinite(largest):
+                    return largest
+                if i < last:
+                    low, high = np.maximum(low, 0.0), np.maximum(high, 0.0)
+        return largest
+
     def tensors(self) -> dict[str, np.ndarray]:
         out = {"mean": self.mean, "std": self.std}
         for i, (w, b) in enumerate(self.layers):
@@ -87,37 +120,28 @@ class MLP:
 
 
 def _safetensors(what: str) -> Any:
-    try:  # the train extra (safetensors)
+    """``safetensors.numpy`` (the train extra), or the error naming the extra that ``what`` needs."""
+    try:
         import safetensors.numpy as st
-        from safetensors import safe_open
     except ImportError as exc:
         raise missing_extra(exc, "train", what) from exc
-    return st, safe_open
-
-
-def _header(path: Path, kind: NetKind) -> dict[str, str] | None:
-    """The safetensors header metadata of ``path``; ``None`` when it is not a readable safetensors file."""
-    _, safe_open = _safetensors(f"reading a {kind.what}")
-    try:
-        with safe_open(str(path), framework="np") as f:
-            return dict(f.metadata() or {})
-    except Exception:  # safetensors raises its own error kinds for a bad header
-        return None
+    return st
 
 
 def is_net_file(path: str | os.PathLike, kind: NetKind) -> bool:
     """True when ``path`` is a safetensors file whose header holds a description of ``kind``."""
-    p = Path(path)
-    if not p.is_file():
-        return False
     try:
-        with open(p, "rb") as f:
-            if f.read(2) == b"PK":
-                return False  # a zip (sb3 checkpoint), never read as safetensors
-    except OSError:
+        if read_prefix(path, 2, kind.what) == b"PK":
+            return False  # a zip (sb3 checkpoint), never read as safetensors
+        meta, _ = read_header(path, MAX_FILE, kind.what, "unreadable header")
+    except (FileReadError, CheckpointError):
         return False
-    meta = _header(p, kind)
-    return meta is not None and kind.metadata_key in meta
+    return kind.metadata_key in meta
+
+
+def _is_int(value: Any, want: int) -> bool:
+    """``value`` is the integer ``want`` (``true`` and ``1.0`` are not ``1``)."""
+    return type(value) is int and value == want
 
 
 def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
@@ -127,26 +151,27 @@ def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
         raise CheckpointError(path, f"the {key!r} description must be a JSON text under {MAX_DESCRIPTION} characters")
     try:
         desc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, nested too deeply, an integer too long
         raise CheckpointError(path, f"the {key!r} description is not JSON ({exc})") from None
     if not isinstance(desc, dict):
         raise CheckpointError(path, f"the {key!r} description must be a JSON object")
     missing = [k for k in kind.keys if k not in desc]
-    unknown = sorted(set(desc) - set(kind.keys))
+    unknown = sorted(k for k in desc if k not in kind.keys)
     if missing or unknown:
         raise CheckpointError(path, f"the description misses {missing} / has unknown keys {unknown}")
-    if desc["format"] != kind.format or desc["format_version"] != kind.format_version:
-        raise CheckpointError(path, f"format {desc['format']!r} version {desc['format_version']!r}; this code reads "
+    if desc["format"] != kind.format or not _is_int(desc["format_version"], kind.format_version):
+        raise CheckpointError(path, f"format {short_repr(desc['format'])} version {short_repr(desc['format_version'])}; "
+                                    f"this code reads "
                                     f"{kind.format!r} version {kind.format_version}")
-    if desc[kind.inputs_field] != kind.inputs_version:
-        raise CheckpointError(path, f"{kind.inputs_field} {desc[kind.inputs_field]!r}: this code computes the "
+    if not _is_int(desc[kind.inputs_field], kind.inputs_version):
+        raise CheckpointError(path, f"{kind.inputs_field} {short_repr(desc[kind.inputs_field])}: this code computes the "
                                     f"{kind.inputs_name} of version {kind.inputs_version}, and would read the file "
                                     "differently")
     hidden = desc["hidden"]
     if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_LAYERS
             or any(type(h) is not int or not 1 <= h <= MAX_HIDDEN for h in hidden)):
         raise CheckpointError(path, f"hidden must be a list of 1..{MAX_LAYERS} layer sizes in 1..{MAX_HIDDEN}, "
-                                    f"got {hidden!r}")
+                                    f"got {short_repr(hidden)}")
     try:
         desc["game"] = GameConfig.from_dict(desc["game"])
     except (SkipBoError, TypeError, ValueError) as exc:
@@ -166,38 +191,53 @@ def _expected_shapes(inputs: int, hidden: list[int]) -> dict[str, tuple[int, ...
 def load_net(path: str | os.PathLike, kind: NetKind, config: GameConfig | None = None) -> tuple[MLP, dict[str, Any]]:
     """The network of ``kind``'s file ``path`` and its checked description.
 
-    With ``config``, the file's game must be that one (:meth:`GameConfig.same_rules`). Raises :class:`CheckpointError` (naming the
-    file) for a missing or unreadable file, a bad description, another game, or tensors that are
-    not exactly the network's (names, shapes, float32, finite; ``std`` positive).
+    With ``config``, the file's game must be that one (:meth:`GameConfig.same_rules`). The header
+    (description, tensor names, dtypes and shapes) is checked before any tensor is read. Raises
+    :class:`CheckpointError` (naming the file) for a missing, unreadable or too large file or one
+    that is not a regular file, a bad description, another game, tensors that are not exactly the
+    network's (names, shapes, float32), or weights that are not finite, a ``std`` that is not
+    positive, or values that can overflow (:meth:`MLP.activation_bound`).
     """
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(path, f"no such {kind.what}")
-    st, _ = _safetensors(f"loading a {kind.what}")
-    meta = _header(path, kind)
-    if meta is None:
-        raise CheckpointError(path, "not a safetensors file (unreadable header)")
+    meta, stored = read_header(path, MAX_FILE, kind.what, "not a safetensors file (unreadable header)")
     if kind.metadata_key not in meta:
         raise CheckpointError(path, f"a safetensors file without the {kind.metadata_key!r} description in its "
                                     f"header: not a {kind.what}")
     desc = parse_description(path, meta[kind.metadata_key], kind)
     if config is not None and not desc["game"].same_rules(config):
         raise CheckpointError(path, f"made for {desc['game']}, not {config}")
-    tensors = st.load_file(str(path))
-    want = _expected_shapes(kind.inputs(desc["game"]), desc["hidden"])
-    if set(tensors) != set(want):
-        raise CheckpointError(path, f"tensors {sorted(tensors)}; a network with hidden sizes {desc['hidden']} has "
-                                    f"{sorted(want)}")
-    for name, shape in want.items():
-        t = tensors[name]
-        if t.dtype != np.float32 or t.shape != shape:
-            raise CheckpointError(path, f"tensor {name} is {t.dtype}{list(t.shape)}, expected float32{list(shape)}")
-        if not np.all(np.isfinite(t)):
+    _check_stored(path, stored, _expected_shapes(kind.inputs(desc["game"]), desc["hidden"]), desc["hidden"])
+    st = _safetensors(f"loading a {kind.what}")
+    try:
+        tensors = st.load_file(str(path))
+    except Exception as exc:  # the file changed since its header was read
+        raise CheckpointError(path, f"cannot read the tensors ({type(exc).__name__}: {exc})") from None
+    for name in sorted(tensors):
+        if not np.all(np.isfinite(tensors[name])):
             raise CheckpointError(path, f"tensor {name} holds NaN or infinite values")
     if not np.all(tensors["std"] > 0):
         raise CheckpointError(path, "tensor std must be positive")
     layers = [(tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"]) for i in range(len(desc["hidden"]) + 1)]
-    return MLP(tensors["mean"], tensors["std"], layers), desc
+    net = MLP(tensors["mean"], tensors["std"], layers)
+    bound = net.activation_bound()
+    if not bound <= MAX_ACTIVATION:
+        raise CheckpointError(path, f"the network's values reach {bound:.3g} for inputs within ±{INPUT_BOUND:g} "
+                                    f"(at most {MAX_ACTIVATION:g}: its weights are too large or std too small), "
+                                    "so its outputs would overflow to NaN")
+    return net, desc
+
+
+def _check_stored(path: Path, stored: TensorHeader, want: dict[str, tuple[int, ...]], hidden: list[int]) -> None:
+    """Raise :class:`CheckpointError` unless the header's tensors are ``want``'s names and shapes, all float32."""
+    if set(stored) != set(want):
+        names = sorted(stored)
+        shown = names[:12] + ([f"... ({len(names) - 12} more)"] if len(names) > 12 else [])
+        raise CheckpointError(path, f"tensors {shown}; a network with hidden sizes {hidden} has {sorted(want)}")
+    for name, shape in want.items():
+        got_shape, got_dtype = stored[name]
+        if got_dtype != "F32" or got_shape != shape:
+            raise CheckpointError(path, f"tensor {name} is {got_dtype}{list(got_shape)}, expected float32 "
+                                        f"(F32){list(shape)}")
 
 
 def write_net(path: str | os.PathLike, kind: NetKind, net: MLP, game: GameConfig, provenance: dict[str, Any]) -> Path:
@@ -205,7 +245,7 @@ def write_net(path: str | os.PathLike, kind: NetKind, net: MLP, game: GameConfig
     path = Path(path)
     if path.suffix != ".safetensors":
         raise CheckpointError(path, f"a {kind.what}'s name must end in .safetensors")
-    st, _ = _safetensors(f"writing a {kind.what}")
+    st = _safetensors(f"writing a {kind.what}")
     desc = {"format": kind.format, "format_version": kind.format_version, kind.inputs_field: kind.inputs_version,
             "hidden": net.hidden, "game": game.to_dict(), "provenance": provenance}
     text = json.dumps(desc, sort_keys=True, separators=(",", ":"))

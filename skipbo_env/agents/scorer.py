@@ -78,6 +78,8 @@ target pile of a discard (top, second card, size / 20); ``relation``: the discar
 top (same number, one below, one above, empty pile); ``source_*``: the card a discard-pile play reveals
 and that pile's size; ``hand_copies``: copies of the card in the hand / 5; ``bridge``: 1 if the number
 is missing between some pile and the own stock top; ``fits``: 1 if the card fits a pile now."""
+ACTION_WIDTH = sum(width for _, width in ACTION_PIECES)
+"""Width of an action's feature row (144): the input of :attr:`ActionScorer.action_in`."""
 KINDS = (Source.HAND, Source.STOCK, Source.DISCARD, "discard", "end", Source.PARTNER_STOCK, Source.PARTNER_DISCARD)
 
 
@@ -200,6 +202,20 @@ def _selection(tables: dict[str, np.ndarray]) -> np.ndarray:
         if tables["disc_row"][a] < 4:  # a discard: its card against the target pile's top
             select[a, offsets["relation"] + tables["disc_row"][a] * 13 + tables["value_row"][a]] = 1.0
     return select
+
+
+def scorer_weights(obs_dim: int, context_arch: tuple[int, ...], scorer_arch: tuple[int, ...],
+                   value_arch: tuple[int, ...]) -> int:
+    """The number of weights and biases of an :class:`ActionScorer` of these sizes, without building
+    it (what an agent file must hold before its network is allocated)."""
+    extra = obs_dim + 4 * ActionScorer.PILE_FEATURES
+
+    def mlp(sizes: list[int]) -> int:
+        return sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+
+    hidden = scorer_arch[0]
+    return (mlp([extra, *context_arch]) + (ACTION_WIDTH + 1) * hidden + context_arch[-1] * hidden
+            + mlp([*scorer_arch, 1]) + mlp([extra, *value_arch]))
 
 
 def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
