@@ -65,7 +65,7 @@ class Terminal:
         self.color = color
         self._console = None
         if color:
-            from rich.console import Console
+            from rich.console import Console  # colours need rich (the train extra); plain text does not
 
             self._console = Console(
                 file=self.stdout, force_terminal=True, highlight=False, soft_wrap=True, emoji=False
@@ -79,7 +79,7 @@ class Terminal:
     def line(self, *segments: Segment) -> None:
         """Print one line made of plain or styled segments."""
         if self._console is not None:
-            from rich.text import Text
+            from rich.text import Text  # only with colours (rich, see __init__)
 
             self._console.print(Text.assemble(*segments))
         else:

@@ -679,7 +679,6 @@ def plot_ladder(result: LadderResult, path: str | os.PathLike) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     order = result.order()
     k = len(order)

@@ -334,7 +334,7 @@ def _init_worker() -> None:
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
     try:
-        import torch
+        import torch  # the train extra; without it there is nothing to limit
     except ImportError:
         return
     torch.set_num_threads(1)
