@@ -1,18 +1,19 @@
 """Peak memory and outcome of loading crafted files: agent files, turn and value files, game records.
 
 Each case is a small hostile or broken file (at most 2 MB on disk) handed to the loader a user
-would reach with it (``load_agent``, ``load_turn_net``, ``load_value_net``, ``GameRecord.load``),
-in a subprocess of its own; the subprocess's peak resident memory (``os.wait4``'s rusage) is
-compared with that of a baseline subprocess that imports the same modules and loads nothing.
-Every case must end in a named error (or, for the shipped files, load) within the time limit, and
-its peak must stay under ``--bound`` MB above the baseline.
+would reach with it (``load_agent``, ``load_turn_net``, ``load_value_net``, ``GameRecord.load``).
+The benchmark imports those loaders (torch, sb3, safetensors) once, then loads each case in a
+child forked for it; a child's peak resident memory (``os.wait4``'s ``ru_maxrss``) is compared
+with that of a baseline child that loads nothing, so the figure is what loading the file added.
+Every case must end in a named error (the shipped files: load) within ``TIMEOUT_S`` seconds, and
+add at most ``--bound`` MB (300).
 
     python benchmarks/bench_crafted_inputs.py            # every case, a table
     python benchmarks/bench_crafted_inputs.py --json     # one JSON object per case
     python benchmarks/bench_crafted_inputs.py agent-huge-scorer turn-nan   # some cases
 
-The child runs under a 6 GiB address-space limit, so a loader that would read until the kernel
-kills it fails with ``MemoryError`` instead.
+A child may map at most 4 GiB more than the benchmark has mapped, so a loader that would read
+until the kernel kills it fails with ``MemoryError`` instead.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import os
 import resource
 import signal
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,39 +33,32 @@ from pathlib import Path
 
 import numpy as np
 
-from skipbo_env.agents.shipped import shipped_model_path
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch loads: no thread pool across the forks
+
+import safetensors.numpy  # noqa: E402, F401  the loaders' modules, imported before the children fork
+import sb3_contrib  # noqa: E402, F401
+import torch  # noqa: E402, F401
+
+from skipbo_env.agents import load_agent  # noqa: E402
+from skipbo_env.agents.shipped import shipped_model_path  # noqa: E402
+from skipbo_env.agents.turnnet import load_turn_net  # noqa: E402
+from skipbo_env.agents.valuenet import load_value_net  # noqa: E402
+from skipbo_env.records import GameRecord  # noqa: E402
+from skipbo_env.rules import GameConfig  # noqa: E402
 
 BOUND_MB = 300
 """Most a crafted file may add to the loader's peak memory (MB above the baseline)."""
 TIMEOUT_S = 60
-ADDRESS_LIMIT = 6 << 30
+EXTRA_ADDRESS = 4 << 30
 AGENT_KEY, TURN_KEY, VALUE_KEY = "skipbo_agent", "skipbo_turn_agent", "skipbo_value_net"
 
-LOADERS = {
-    "agent": "from skipbo_env.agents import load_agent\nfrom skipbo_env.rules import GameConfig\n"
-             "load = lambda p: load_agent(p, GameConfig())",
-    "turn": "from skipbo_env.agents.turnnet import load_turn_net as load",
-    "value": "from skipbo_env.agents.valuenet import load_value_net as load",
-    "record": "from skipbo_env.records import GameRecord\nload = GameRecord.load",
+LOADERS: dict[str, Callable[[str], object]] = {
+    "agent": lambda path: load_agent(path, GameConfig()),
+    "turn": load_turn_net,
+    "value": load_value_net,
+    "record": GameRecord.load,
 }
-"""How the child loads each kind of file (``load(path)``)."""
-IMPORTS = "import torch, sb3_contrib, safetensors, skipbo_env.agents, skipbo_env.records\n"
-"""What every child imports first, the baseline included, so the peaks compare loading alone."""
-CHILD = """
-import json, sys
-{imports}{loader}
-import resource
-try:
-    if load is None:
-        result = {{"outcome": "baseline"}}
-    else:
-        load(sys.argv[1])
-        result = {{"outcome": "loaded"}}
-except Exception as exc:
-    result = {{"outcome": type(exc).__name__, "message": str(exc)[:300]}}
-result["peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-print(json.dumps(result))
-"""
+"""The loader of each kind of file."""
 
 
 # ======================================================================= safetensors by hand
@@ -249,33 +242,53 @@ def cases(folder: Path) -> dict[str, tuple[str, Path | str]]:
 
 
 # ======================================================================= measuring
-def run_child(kind: str | None, path: Path | str) -> dict:
-    """The outcome of loading ``path`` with ``kind``'s loader in a subprocess (``None``: the
-    baseline, which only imports): ``outcome`` (``loaded``, an error's class name, ``timeout``),
-    ``message``, ``peak_mb`` (the child's peak resident memory) and ``seconds``."""
-    loader = "load = None" if kind is None else LOADERS[kind]
-    code = CHILD.format(imports=IMPORTS, loader=loader)
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
-
-    start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=limit, env={**os.environ, "OMP_NUM_THREADS": "1"})
+def _child(kind: str | None, path: str, out: int) -> None:
+    """In the forked child: load ``path`` with ``kind``'s loader (``None``: nothing), write the outcome
+    as JSON to the descriptor ``out``, exit."""
+    pages = int(open("/proc/self/statm").read().split()[0])
+    limit = pages * os.sysconf("SC_PAGE_SIZE") + EXTRA_ADDRESS
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        out, err = proc.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return {"outcome": "timeout", "message": f"still running after {TIMEOUT_S} s", "peak_mb": None,
-                "seconds": round(time.monotonic() - start, 1)}
-    lines = out.decode(errors="replace").strip().splitlines()
-    if lines:
-        result = json.loads(lines[-1])
+        if kind is None:
+            result = {"outcome": "baseline"}
+        else:
+            LOADERS[kind](path)
+            result = {"outcome": "loaded"}
+    except BaseException as exc:  # noqa: BLE001 - the outcome is what is measured
+        result = {"outcome": type(exc).__name__, "message": str(exc)[:300]}
+    os.write(out, json.dumps(result).encode())
+    os._exit(0)
+
+
+def run_child(kind: str | None, path: Path | str) -> dict:
+    """The outcome of loading ``path`` with ``kind``'s loader in a forked child: ``outcome``
+    (``loaded``, an error's class name, ``timeout``, ``exit N``), ``message``, ``peak_mb`` (the
+    child's peak resident memory) and ``seconds``."""
+    read, write = os.pipe()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        _child(kind, str(path), write)
+    os.close(write)
+    while True:
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() - start > TIMEOUT_S:
+            os.kill(pid, signal.SIGKILL)
+            os.wait4(pid, 0)
+            os.close(read)
+            return {"outcome": "timeout", "message": f"still running after {TIMEOUT_S} s", "peak_mb": None,
+                    "seconds": round(time.monotonic() - start, 1)}
+        time.sleep(0.01)
+    with os.fdopen(read, "rb") as fh:
+        data = fh.read()
+    if data:
+        result = json.loads(data)
     else:
-        died = f" ({signal.Signals(-proc.returncode).name})" if proc.returncode < 0 else ""
-        tail = err.decode(errors="replace").strip().splitlines()[-1:]
-        result = {"outcome": f"exit {proc.returncode}{died}", "message": " ".join(tail), "peak_mb": None}
+        result = {"outcome": f"exit {os.waitstatus_to_exitcode(status)}", "message": ""}
+    result["peak_mb"] = round(usage.ru_maxrss / 1024, 1)
     result["seconds"] = round(time.monotonic() - start, 1)
     return result
 
