@@ -14,12 +14,16 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import pickle
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from agents.tournament import run_tournament
 from support import TinyEnv
 
@@ -290,6 +294,13 @@ CORRUPT = {
     "format-version": ({"meta": _set(("format_version",), 2)}, r"format version 2 is not supported"),
     "unknown-kind": ({"meta": _set(("policy", "kind"), "transformer")}, r"unknown policy kind 'transformer'"),
     "unknown-activation": ({"meta": _set(("policy", "activation"), "os.system")}, r"unknown activation 'os.system'"),
+    "activation-list": ({"meta": _set(("policy", "activation"), ["relu"])}, r"unknown activation \['relu'\]"),
+    "activation-object": ({"meta": _set(("policy", "activation"), {"a": 1})}, r"unknown activation \{'a': 1\}"),
+    "kind-list": ({"meta": _set(("policy", "kind"), [])}, r"unknown policy kind \[\]"),
+    "kind-object": ({"meta": _set(("policy", "kind"), {"a": []})}, r"unknown policy kind \{'a': \[\]\}"),
+    "5000-digit-integer": ({"raw_meta": '{"format": "skipbo-agent", "format_version": ' + "9" * 5000 + "}"},
+                           r"not valid JSON \(Exceeds the limit"),
+    "format-version-true": ({"meta": _set(("format_version",), True)}, r"format version True is not supported"),
     "bad-arch": ({"meta": _set(("policy", "net_arch", "pi"), [16, "8"])}, r"net_arch\.pi\[1\] must be an integer"),
     "huge-arch": ({"meta": _set(("policy", "net_arch", "pi"), [1 << 20, 1 << 20])},
                   r"declared network needs at least \d+ weights; the file holds \d+"),
@@ -304,6 +315,16 @@ CORRUPT = {
                     r"tensor action_net\.weight is F32 of shape \(8, 125\); the network needs F32 of shape \(125, 8\)"),
     "wrong-dtype": ({"tensors": lambda t: t.update({"action_net.bias": t["action_net.bias"].double()})},
                     r"tensor action_net\.bias is F64"),
+    "bf16-tensor": ({"tensors": lambda t: t.update({"action_net.bias": t["action_net.bias"].bfloat16()})},
+                    r"tensor action_net\.bias is BF16 of shape \(125,\); agent files hold F32 tensors"),
+    "u8-padding": ({"tensors": lambda t: t.update({"pad": t["action_net.bias"].to(torch.uint8)})},
+                   r"tensor pad is U8"),
+    "nan-weights": ({"tensors": lambda t: t["action_net.weight"].fill_(float("nan"))},
+                    r"tensor action_net\.weight holds NaN or infinite values"),
+    "inf-bias": ({"tensors": lambda t: t["value_net.bias"].fill_(float("inf"))},
+                 r"tensor value_net\.bias holds NaN or infinite values"),
+    "overflowing-weights": ({"tensors": lambda t: [v.fill_(3e38) for v in t.values()]},
+                            r"the policy's logits on its game's opening position are not finite"),
     "missing-tensor": ({"tensors": lambda t: t.pop("action_net.bias")}, r"missing action_net\.bias; unexpected none"),
     "extra-tensor": ({"tensors": lambda t: t.update({"hook.weight": t["action_net.bias"].clone()})},
                      r"missing none; unexpected hook\.weight"),
@@ -343,3 +364,181 @@ def test_an_agent_file_for_another_game_or_feature_version_is_refused(tiny, tmp_
     other = _rewrite(scorer, tmp_path / "v9.safetensors", meta=_set(("policy", "features_version"), 9))
     with pytest.raises(CheckpointError, match="trained on features version 9"):
         load_policy(other)
+
+
+# ================================================================ hostile agent files
+def _scorer_claiming_a_million_wide_layer(tiny, tmp_path) -> Path:
+    """A 1 MB agent file whose description declares a scorer layer 2**20 wide (its action_in alone
+    would be 151 million weights), holding one float32 padding tensor."""
+    from safetensors.torch import save_file
+
+    desc = load_policy(tiny[1])[1]
+    desc["policy"] = {"kind": "scorer", "activation": "relu", "context_arch": [1], "scorer_arch": [1 << 20],
+                      "value_arch": [1], "features_version": 1}
+    path = tmp_path / "huge.safetensors"
+    save_file({"pad": torch.zeros(262_500)}, str(path), metadata={METADATA_KEY: json.dumps(desc)})
+    return path
+
+
+def test_a_declared_network_larger_than_the_file_is_refused_before_it_is_built(tiny, tmp_path, monkeypatch):
+    import skipbo_env.agents.agentfile as agentfile
+
+    path = _scorer_claiming_a_million_wide_layer(tiny, tmp_path)
+
+    def tripwire(*args):
+        raise AssertionError("the declared network was built")
+
+    monkeypatch.setattr(agentfile, "_build_policy", tripwire)
+    with pytest.raises(CheckpointError, match=r"declared network needs at least 15\d{7} weights; the file holds 262500"):
+        load_agent(str(path), GameConfig())
+
+
+def test_tensor_names_dtypes_and_shapes_are_checked_before_any_tensor_is_read(tiny, tmp_path, monkeypatch):
+    import safetensors.torch
+
+    bad = _rewrite(tiny[1], tmp_path / "extra.safetensors",
+                   tensors=lambda t: t.update({"hook.weight": torch.zeros(1000)}))
+
+    def tripwire(*args, **kwargs):
+        raise AssertionError("tensors were read")
+
+    monkeypatch.setattr(safetensors.torch, "load_file", tripwire)
+    with pytest.raises(CheckpointError, match="unexpected hook.weight"):
+        load_agent(str(bad), GameConfig())
+
+
+def test_a_fifo_named_like_an_agent_file_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "x.safetensors"
+    os.mkfifo(fifo)
+    code = ("from skipbo_env.agents import load_agent, CheckpointError\nfrom skipbo_env.rules import GameConfig\n"
+            f"try: load_agent({str(fifo)!r}, GameConfig())\nexcept CheckpointError as e: print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert f"{fifo}: is not a regular file" in out.stdout, out.stderr
+
+
+def test_a_too_large_agent_file_is_refused_from_its_size(tmp_path):
+    from skipbo_env.agents.agentfile import MAX_FILE
+
+    path = tmp_path / "sparse.safetensors"
+    with open(path, "wb") as fh:
+        fh.truncate(MAX_FILE + 1)
+    with pytest.raises(CheckpointError, match="more than an agent file can be"):
+        load_agent(str(path), GameConfig())
+
+
+# ================================================================ network files (turn and value)
+def _shipped(name: str) -> Path:
+    from skipbo_env.agents.shipped import shipped_model_path
+
+    return shipped_model_path(name)
+
+
+def _with_header(src: Path, dst: Path, change) -> Path:
+    """``src`` (a safetensors file) written again with its header JSON passed through ``change``;
+    ``extra`` bytes of a hole appended when ``change`` returns a count."""
+    import struct
+
+    data = src.read_bytes()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    hole = change(header) or 0
+    text = json.dumps(header).encode()
+    with open(dst, "wb") as fh:
+        fh.write(struct.pack("<Q", len(text)) + text + data[8 + n:])
+        fh.truncate(fh.tell() + hole)
+    return dst
+
+
+def _retype(name: str, dtype: str, bits: int):
+    def change(header):
+        begin, end = header[name]["data_offsets"]
+        header[name].update(dtype=dtype, shape=[(end - begin) * 8 // bits])
+    return change
+
+
+def _description(key: str, text: str):
+    def change(header):
+        header["__metadata__"][key] = text
+    return change
+
+
+def _extra_hole(size: int):
+    def change(header):
+        end = max(v["data_offsets"][1] for k, v in header.items() if k != "__metadata__")
+        header["zzz.extra"] = {"dtype": "U8", "shape": [size], "data_offsets": [end, end + size]}
+        return size
+    return change
+
+
+TURN, VALUE = "skipbo_turn_agent", "skipbo_value_net"
+BAD_NET_FILES = {
+    "bf16": ("turn-2p", _retype("layers.0.weight", "BF16", 16), r"tensor layers\.0\.weight is BF16\[78848\]"),
+    "f8": ("turn-2p", _retype("layers.0.weight", "F8_E4M3", 8), r"is F8_E4M3\[157696\], expected float32"),
+    "f4": ("value-6p", _retype("mean", "F4", 4), r"tensor mean is F4\[9400\], expected float32"),
+    "nested": ("turn-2p", _description(TURN, "[" * 30_000 + "]" * 30_000), r"description is not JSON \(maximum recursion"),
+    "5000-digit": ("value-6p", _description(VALUE, '{"format": ' + "9" * 5000 + "}"), r"description is not JSON \(Exceeds"),
+    "hidden-objects": ("turn-2p", _description(TURN, json.dumps({
+        "format": "skipbo-turn-agent", "format_version": 1, "features_version": 1, "hidden": [[128], {"a": 1}],
+        "game": {}, "provenance": {}})), r"hidden must be a list of 1\.\.8 layer sizes"),
+    "extra-tensor-hole": ("turn-2p", _extra_hole(64 << 20), r"tensors \['layers\.0\.bias'.*'zzz\.extra'\]; a network"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_NET_FILES))
+def test_a_bad_network_file_is_refused_by_name_before_its_tensors_are_read(tmp_path, monkeypatch, case):
+    import safetensors.numpy
+
+    from skipbo_env.agents.turnnet import load_turn_net
+    from skipbo_env.agents.valuenet import load_value_net
+
+    shipped, change, problem = BAD_NET_FILES[case]
+    path = _with_header(_shipped(shipped), tmp_path / f"{case}.safetensors", change)
+
+    def tripwire(*args, **kwargs):
+        raise AssertionError("tensors were read")
+
+    monkeypatch.setattr(safetensors.numpy, "load_file", tripwire)
+    with pytest.raises(CheckpointError, match=problem) as info:
+        (load_turn_net if shipped == "turn-2p" else load_value_net)(path)
+    assert info.value.path == str(path)
+
+
+@pytest.mark.parametrize(("shipped", "change", "problem"), [
+    ("turn-2p", lambda t: {**t, "std": np.full_like(t["std"], 1e-45)}, r"values reach 1\.\d+e\+51 .* overflow to NaN"),
+    ("value-6p", lambda t: {k: np.full_like(v, 3e38) for k, v in t.items()}, r"values reach .* overflow to NaN"),
+    ("value-6p", lambda t: {**t, "layers.2.bias": np.full_like(t["layers.2.bias"], 1e31)}, r"values reach 1e\+31"),
+], ids=["tiny-std", "huge-weights", "huge-output"])
+def test_a_network_whose_outputs_can_overflow_is_refused(tmp_path, shipped, change, problem):
+    from support import rewrite_net_file
+
+    from skipbo_env.agents.turnnet import load_turn_net
+    from skipbo_env.agents.valuenet import load_value_net
+
+    key = TURN if shipped == "turn-2p" else VALUE
+    path = rewrite_net_file(_shipped(shipped), tmp_path / "bad.safetensors", key, tensors=change)
+    with pytest.raises(CheckpointError, match=problem):
+        (load_turn_net if shipped == "turn-2p" else load_value_net)(path)
+
+
+def test_a_network_file_that_is_a_fifo_or_too_large_is_refused_at_once(tmp_path):
+    from skipbo_env.agents.netfile import MAX_FILE
+    from skipbo_env.agents.turnnet import load_turn_net
+
+    fifo = tmp_path / "x.safetensors"
+    os.mkfifo(fifo)
+    with pytest.raises(CheckpointError, match="is not a regular file"):
+        load_turn_net(fifo)
+    big = tmp_path / "big.safetensors"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_FILE + 1)
+    with pytest.raises(CheckpointError, match="more than a turn-agent file can be"):
+        load_turn_net(big)
+
+
+def test_the_shipped_networks_are_well_within_the_overflow_bound():
+    from skipbo_env.agents.netfile import MAX_ACTIVATION
+    from skipbo_env.agents.turnnet import load_turn_net
+    from skipbo_env.agents.valuenet import load_value_net
+
+    assert load_turn_net(_shipped("turn-2p"))[0].activation_bound() < MAX_ACTIVATION / 1e20
+    assert load_value_net(_shipped("value-6p")).net.activation_bound() < MAX_ACTIVATION / 1e20

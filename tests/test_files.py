@@ -76,3 +76,42 @@ def test_reading_stays_bounded_in_memory(tmp_path):
     with pytest.raises(FileReadError, match="more than"):
         read_bounded(path, 1 << 20, "shard")
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000  # KiB
+
+
+# ======================================================================= game records
+def test_a_record_that_is_a_device_a_fifo_or_too_large_is_refused_at_once(tmp_path):
+    from skipbo_env.records import MAX_FILE, GameRecord
+    from skipbo_env.rules.errors import StateError
+
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_FILE + 1)
+    start = time.monotonic()
+    for path, problem in [("/dev/zero", "not a regular file"), (fifo, "not a regular file"),
+                          (big, "more than a game record can be"), (tmp_path / "none.json", "no such game record")]:
+        with pytest.raises(StateError, match=problem) as info:
+            GameRecord.load(path)
+        assert str(path) in str(info.value)
+    assert time.monotonic() - start < 5
+
+
+def test_a_record_that_is_not_json_names_the_file(tmp_path):
+    from skipbo_env.records import GameRecord
+    from skipbo_env.rules.errors import StateError
+
+    for name, text in [("digits.json", '{"format": ' + "9" * 5000 + "}"), ("latin1.json", b"\xff\xfe{}"),
+                       ("deep.json", "[" * 100_000 + "]" * 100_000)]:
+        path = tmp_path / name
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        with pytest.raises(StateError, match=rf"{name}: (not valid JSON|is not UTF-8|not a record: its JSON is nested)"):
+            GameRecord.load(path)
+
+
+def test_replay_of_dev_zero_is_refused_in_one_line():
+    """``skipbo replay /dev/zero --auto`` read until the kernel killed it."""
+    out = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "replay", "/dev/zero", "--auto"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "/dev/zero: is not a regular file" in out.stderr
+    assert "Traceback" not in out.stderr
