@@ -24,8 +24,8 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from skipbo_env.records import GameRecord  # noqa: E402
 from skipbo_env.rules import GameState, new_game  # noqa: E402
-from skipbo_env.web import WebApp  # noqa: E402
 from skipbo_env.web.__main__ import build_parser  # noqa: E402
+from skipbo_env.web.app import WebApp  # noqa: E402
 from skipbo_env.web.matches import MAX_ADVANCE  # noqa: E402
 
 
@@ -177,7 +177,8 @@ def test_bad_and_stale_requests_get_4xx_and_change_nothing(api):
     post(games, {"seats": ["human", "greedy"], "target": 0}, 400, "target")
     post("/api/replay", {"format": "nope"}, 400, "not a game record")
     post("/api/replay", b"[" * 100_000 + b"]" * 100_000, 400)
-    r = client.post("/api/replay", content=b"x" * 10, headers={"Content-Length": str(64 * 2**20)})
+    r = client.post("/api/replay", content=b"x" * 10,
+                    headers={"Content-Length": str(64 * 2**20), "Content-Type": "application/json"})
     assert r.status_code == 413
     assert client.get("/api/records/3").status_code == 404
     assert client.get("/api/nothing").status_code == 404
@@ -263,8 +264,9 @@ def test_rigged_deal_no_hidden_card_reaches_the_seat(api):
         assert f'"{HIDDEN}"' not in snap_text
 
 
-def scramble(state: GameState, me: int, rng: random.Random) -> GameState:
-    """The same position for ``me`` with every hidden card shuffled among the hidden places."""
+def scramble(state: GameState, me: int | None, rng: random.Random) -> GameState:
+    """The same position for ``me`` (``None``: a watcher, who sees every hand) with every hidden
+    card shuffled among the hidden places and another generator state."""
     d = state.to_dict()
     places = []  # (container, index)
     for i in range(len(d["draw_pile"])):
@@ -272,7 +274,7 @@ def scramble(state: GameState, me: int, rng: random.Random) -> GameState:
     for stock in d["stocks"]:
         places += [(stock, i) for i in range(len(stock) - 1)]
     for s, hand in enumerate(d["hands"]):
-        if s != me:
+        if me is not None and s != me:
             places += [(hand, i) for i in range(len(hand))]
     cards = [c[i] for c, i in places]
     rng.shuffle(cards)
@@ -281,6 +283,7 @@ def scramble(state: GameState, me: int, rng: random.Random) -> GameState:
     for s, hand in enumerate(d["hands"]):
         if s != me:
             hand.sort()
+    d["rng"] = new_game(state.config, seed=rng.getrandbits(63)).to_dict()["rng"]
     return GameState.from_dict(d)
 
 
@@ -321,6 +324,79 @@ def test_responses_do_not_depend_on_hidden_cards(api):
             assert step["table"]["me"] == seat
             assert all(row["hand"] is None for row in step["table"]["seats"] if row["seat"] != seat)
     assert game.state.is_over and checked > 20
+
+
+def test_watch_responses_do_not_depend_on_the_draw_pile_or_the_generator():
+    """A watcher sees every hand but not the draw pile, the stocks below their tops or the
+    generator: throughout a whole game of agents, every response (and the record request,
+    refused until the game is over) is byte-identical when those are shuffled."""
+    web, client = make()
+    rng = random.Random(1)
+    g = create(client, ["greedy", "heuristic", "random"], short=True, seed=14)
+    gid = g["game_id"]
+    game = web.store.get(gid)
+    since, checked = 0, 0
+    while not game.state.is_over:
+        params = {"since": since}
+        first = client.get(f"/api/games/{gid}", params=params).text
+        record = client.get(f"/api/games/{gid}/record")
+        assert record.status_code == 409 and "over" in record.json()["error"]
+        real = game.state
+        try:
+            game.state = scramble(real, None, rng)
+            assert client.get(f"/api/games/{gid}", params=params).text == first
+            assert client.get(f"/api/games/{gid}/record").text == record.text
+        finally:
+            game.state = real
+        checked += 1
+        since = poll(client, gid, advance=7)["moves"] - 3
+    assert checked > 10
+    assert GameRecord.from_dict(client.get(f"/api/games/{gid}/record").json()).final_state().is_over
+
+
+SECRET_SEED = 1_234_567_891
+
+
+@pytest.mark.parametrize("target", [1, 100_000], ids=["match-ends", "match-goes-on"])
+@pytest.mark.parametrize("seats", [["human", "greedy"], ["greedy", "random"]], ids=["play", "watch"])
+def test_a_drawn_seed_is_shown_only_when_the_match_is_over(monkeypatch, seats, target):
+    """A seed left blank is drawn by the server and rebuilds every deal of the match: no
+    response holds it until the match is over (then ``match.seed`` shows it), not even the
+    record of a finished game."""
+    monkeypatch.setattr("skipbo_env.web.app.secrets.randbelow", lambda n: SECRET_SEED)
+    web, client = make()
+    r = client.post("/api/games", json={"seats": seats, "short": True, "target": target})
+    assert r.status_code == 200 and r.json()["seed"] is None
+    texts = [r.text]
+    g = r.json()
+    gid = g["game_id"]
+    assert web.store.get(gid).seed == SECRET_SEED
+    if g["links"]:
+        params = {"seat": 0, "token": g["links"][0]["token"]}
+        play_to_end(client, gid, 0, params["token"], check=lambda snap: texts.append(json.dumps(snap)))
+    else:
+        params = {}
+        while not (snap := poll(client, gid, since=0, advance=10))["table"]["over"]:
+            texts.append(json.dumps(snap))
+    texts.append(client.get(f"/api/games/{gid}/record", params=params).text)
+    end = poll(client, gid, **params)
+    if target == 1:
+        assert end["match"]["over"] and end["match"]["seed"] == SECRET_SEED
+    else:
+        assert not end["match"]["over"] and end["match"]["seed"] is None
+        texts.append(json.dumps(end))
+    hiding = [text for text in texts if str(SECRET_SEED) not in text]
+    shown = [json.loads(text)["match"] for text in texts if text not in hiding]
+    assert all(match["over"] for match in shown)  # only the answers at the match's end
+    assert len(hiding) > 5
+
+
+def test_a_chosen_seed_is_shown_to_everyone_at_the_table(api):
+    web, client = api
+    g = create(client, ["human", "human"], seed=77)
+    assert g["seed"] == 77
+    for link in g["links"]:
+        assert poll(client, g["game_id"], link["seat"], link["token"])["match"]["seed"] == 77
 
 
 # ---------------------------------------------------------------------- several humans

@@ -23,7 +23,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is miss
 pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
-from skipbo_env.web import WebApp  # noqa: E402
+from skipbo_env.web.app import WebApp  # noqa: E402
 from skipbo_env.web.server import BackgroundServer  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

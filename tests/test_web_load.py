@@ -14,7 +14,7 @@ pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
 from skipbo_env.records import GameRecord  # noqa: E402
-from skipbo_env.web import WebApp  # noqa: E402
+from skipbo_env.web.app import WebApp  # noqa: E402
 from skipbo_env.web.server import BackgroundServer  # noqa: E402
 
 GAMES = 50

@@ -6,6 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from ..extras import MissingExtraError, require
+from ..files import FileReadError
+
 DEFAULT_PORT = 8765
 
 
@@ -15,7 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Skip-Bo against agents, watch agents play and replay recorded games in the "
                     "browser. The server listens on 127.0.0.1 only (see docs/web.md).",
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port on 127.0.0.1 (default {DEFAULT_PORT})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0: a free port, printed)")
     parser.add_argument("--agent", action="append", default=[], metavar="PATH",
                         help="offer an agent file (.safetensors), or every agent file in a folder; repeatable "
                              "(the scripted agents and the shipped trained agents are always offered)")
@@ -41,16 +45,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.expire > 0:
         parser.error(f"--expire must be > 0 minutes, got {args.expire}")
     try:
-        import uvicorn
-
-        from .app import create_app
-    except ImportError as exc:
-        print(f"skipbo-web: the web extra is not installed ({exc}); pip install 'skipbo-env[web]'", file=sys.stderr)
+        require("web", "the web app (skipbo-web)", "starlette", "uvicorn")
+    except MissingExtraError as exc:
+        print(f"skipbo-web: {exc}", file=sys.stderr)
         return 1
-    app = create_app(agent_paths=args.agent, records=args.records, allow_pickle=args.allow_pickle,
-                     max_games=args.max_games, ttl=args.expire * 60)
-    print(f"skipbo-web: open http://127.0.0.1:{args.port}/", flush=True)
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    from .app import create_app  # the web extra (starlette)
+    from .server import listen, make_server  # the web extra (uvicorn)
+
+    try:
+        app = create_app(agent_paths=args.agent, records=args.records, allow_pickle=args.allow_pickle,
+                         max_games=args.max_games, ttl=args.expire * 60)
+    except FileReadError as exc:
+        parser.error(str(exc))
+    try:
+        sock = listen(args.port)
+    except OSError as exc:
+        print(f"skipbo-web: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"skipbo-web: open http://127.0.0.1:{sock.getsockname()[1]}/", flush=True)
+    make_server(app).run(sockets=[sock])
     return 0
 
 

@@ -14,6 +14,12 @@ API (all JSON; errors are ``{"error": "..."}`` with a 4xx status)::
     POST /api/replay                          a record (the JSON of a record file) -> every table
     GET  /api/records, /api/records/{n}       the record files named on the command line
 
+Every request passes :class:`~skipbo_env.web.guard.RequestGuard` first (the host, same-origin
+API requests, JSON bodies) and every response carries its security headers. No answer holds
+what the asking seat may not see: a seat's tables come from its view, the record (the whole
+deal) is sent when the game is over, and a seed the server drew (the request left it blank)
+is shown when the match is over, since it rebuilds every deal of the match.
+
 The server's legal-move list (the rules') is the authority: the page only shows
 the moves it is given and sends back a move id. A game of agents alone
 (watch mode) advances only when asked (``advance``, up to 50 moves).
@@ -22,55 +28,92 @@ the moves it is given and sends back a move id. A game of agents alone
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from ..extras import require
 
-from ..agents import agent_label, known_agents, load_agent
-from ..records import GameRecord
-from ..rules import GameConfig, SkipBoError
-from ..rules.scoring import MATCH_TARGET
-from .matches import HUMAN, GameStore, WebError, WebGame
-from .tables import replay_json
+require("web", "the web app (skipbo-web)", "starlette", "uvicorn")
+
+from starlette.applications import Starlette  # noqa: E402
+from starlette.concurrency import run_in_threadpool  # noqa: E402
+from starlette.exceptions import HTTPException  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
+from starlette.requests import ClientDisconnect, Request  # noqa: E402
+from starlette.responses import FileResponse, JSONResponse, Response  # noqa: E402
+from starlette.routing import Mount, Route  # noqa: E402
+from starlette.staticfiles import StaticFiles  # noqa: E402
+
+from ..agents import agent_label, known_agents, load_agent  # noqa: E402
+from ..files import FileReadError, is_regular_file  # noqa: E402
+from ..records import GameRecord  # noqa: E402
+from ..rules import GameConfig, SkipBoError  # noqa: E402
+from ..rules.scoring import MATCH_TARGET  # noqa: E402
+from .guard import RequestGuard  # noqa: E402
+from .matches import HUMAN, GameStore, WebError, WebGame  # noqa: E402
+from .tables import replay_json  # noqa: E402
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024 * 1024
 """Largest request body (a record file) in bytes."""
 MAX_SEED = 2**63 - 1
-ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+LOG = logging.getLogger("skipbo_env.web")
 
 
-def agent_files(folders: Sequence[Path], allow_pickle: bool) -> list[Path]:
-    """Agent files in ``folders``: ``*.safetensors``, and ``*.zip`` checkpoints with ``allow_pickle``."""
+def _named_files(paths: Sequence[Path], patterns: Sequence[str], what: str) -> list[Path]:
+    """Each named regular file, and the regular files matching ``patterns`` in each named folder;
+    a path that is neither (missing, a pipe, a device) is a :class:`FileReadError` naming it."""
     found: list[Path] = []
-    for folder in folders:
-        if folder.is_file():
-            found.append(folder)
-            continue
-        if folder.is_dir():
-            found += sorted(folder.glob("*.safetensors"))
-            if allow_pickle:
-                found += sorted(folder.glob("*.zip"))
+    for path in paths:
+        if path.is_dir():
+            found += [p for pattern in patterns for p in sorted(path.glob(pattern)) if is_regular_file(p)]
+        elif is_regular_file(path):
+            found.append(path)
+        elif path.exists():
+            raise FileReadError(path, f"is not a regular file; a {what} must be a file or a folder of them")
+        else:
+            raise FileReadError(path, f"no such {what} or folder")
     return found
+
+
+def agent_files(paths: Sequence[Path], allow_pickle: bool) -> list[Path]:
+    """Agent files: each named file, and in each named folder its ``*.safetensors`` files (and
+    ``*.zip`` checkpoints with ``allow_pickle``)."""
+    return _named_files(paths, ["*.safetensors", *(["*.zip"] if allow_pickle else [])], "agent file")
 
 
 def record_files(paths: Sequence[Path]) -> list[Path]:
     """Record files: each named file, and the ``*.json`` files of each named folder."""
-    found: list[Path] = []
-    for path in paths:
-        found += sorted(path.glob("*.json")) if path.is_dir() else [path]
-    return found
+    return _named_files(paths, ["*.json"], "record file")
+
+
+def unicode_problem(data: Any) -> bool:
+    """Whether a parsed JSON value holds text that is not Unicode (a lone surrogate such as ``"\\ud800"``)."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            stack += item.keys()
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+    return False
+
+
+class JSON(JSONResponse):
+    """A JSON response in ASCII: text from a file name or a record always encodes."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 class WebApp:
@@ -89,10 +132,11 @@ class WebApp:
         self.store = GameStore(max_games, ttl, **({"clock": clock} if clock else {}))
         self.agents: dict[str, str] = {name: name for name in known_agents()}
         """Agent id on the page -> the spec given to load_agent: the names it knows (scripted and
-        shipped agents), then the files named on the command line."""
+        shipped agents), then the files named on the command line (a file whose name is taken,
+        ``human`` included, gets a ``'``)."""
         for path in agent_files([Path(p) for p in agent_paths], allow_pickle):
             key = agent_label(str(path))
-            while key in self.agents:
+            while key in self.agents or key == HUMAN:
                 key += "'"
             self.agents[key] = str(path)
         self.records = record_files([Path(p) for p in records])
@@ -111,20 +155,26 @@ class WebApp:
         ]
         self.app = Starlette(
             routes=routes,
-            middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)],
-            exception_handlers={WebError: self._web_error, HTTPException: self._http_error},
+            middleware=[Middleware(RequestGuard)],
+            exception_handlers={WebError: self._web_error, HTTPException: self._http_error,
+                                Exception: self._server_error},
         )
 
     # ------------------------------------------------------------ errors and bodies
     @staticmethod
     async def _web_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, WebError)
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return JSON({"error": exc.message}, status_code=exc.status)
 
     @staticmethod
     async def _http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+        return JSON({"error": str(exc.detail)}, status_code=exc.status_code)
+
+    @staticmethod
+    async def _server_error(request: Request, exc: Exception) -> Response:
+        """A fault of the server (a bug): a JSON 500; the traceback goes to the log."""
+        return JSON({"error": f"the server failed on this request ({type(exc).__name__})"}, status_code=500)
 
     @staticmethod
     async def _body(request: Request) -> Any:
@@ -141,9 +191,12 @@ class WebApp:
         except ClientDisconnect:
             raise WebError(400, "the client went away before sending the whole request") from None
         try:
-            return json.loads(b"".join(chunks) or b"null")
+            data = json.loads(b"".join(chunks).decode("utf-8") or "null")
         except (ValueError, RecursionError):
-            raise WebError(400, "the request body is not valid JSON") from None
+            raise WebError(400, "the request body is not valid JSON in UTF-8") from None
+        if unicode_problem(data):
+            raise WebError(400, "the request body holds text that is not Unicode (a lone surrogate escape)")
+        return data
 
     @staticmethod
     def _object(data: Any, *allowed: str) -> dict[str, Any]:
@@ -166,13 +219,10 @@ class WebApp:
 
     # ------------------------------------------------------------ pages
     async def index(self, request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={
-            "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-            "Cache-Control": "no-store",
-        })
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def list_agents(self, request: Request) -> Response:
-        return JSONResponse({
+        return JSON({
             "human": HUMAN,
             "agents": list(self.agents),
             "files": [a for a, spec in self.agents.items() if spec != a],
@@ -185,18 +235,14 @@ class WebApp:
     # ------------------------------------------------------------ games
     async def create(self, request: Request) -> Response:
         data = self._object(await self._body(request), "seats", "partner", "short", "seed", "target")
-        seats = data.get("seats")
-        if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
-            raise WebError(400, "seats must be a list of 2 to 6 players: \"human\" or an agent name")
-        for i, spec in enumerate(seats):
-            if spec != HUMAN and spec not in self.agents:
-                raise WebError(400, f"seat {i}: {str(spec)[:80]!r} is not on offer; choose human or one of "
-                                    f"{', '.join(self.agents)}")
+        seats = self._seats(data.get("seats"))
+        specs = [HUMAN if s == HUMAN else self.agents[s] for s in seats]
         partner, short = data.get("partner", False), data.get("short", False)
         if not isinstance(partner, bool) or not isinstance(short, bool):
             raise WebError(400, "partner and short must be true or false")
         seed = data.get("seed")
-        if seed is None:
+        chosen = seed is not None
+        if not chosen:
             seed = secrets.randbelow(2**31)
         if type(seed) is not int or not 0 <= seed <= MAX_SEED:
             raise WebError(400, f"seed must be an integer 0..2**63-1, got {seed!r}")
@@ -204,29 +250,42 @@ class WebApp:
         if type(target) is not int or not 1 <= target <= 100_000:
             raise WebError(400, f"target must be an integer 1..100000 points, got {target!r}")
         try:
-            config = GameConfig(num_players=len(seats), short_game=short, partner_game=partner)
+            config = GameConfig(num_players=len(specs), short_game=short, partner_game=partner)
         except SkipBoError as exc:
             raise WebError(400, str(exc)) from None
         self.store.room()
-        specs = [HUMAN if s == HUMAN else self.agents[s] for s in seats]
 
         def make() -> WebGame:
-            def load(spec: str, cfg: GameConfig, agent_seed: int) -> Any:
-                try:
-                    return load_agent(spec, cfg, agent_seed, allow_pickle=self.allow_pickle)
-                except (OSError, ValueError, ImportError) as exc:
-                    raise WebError(400, f"cannot load agent {agent_label(spec)!r}: {exc}") from None
-
-            game = WebGame(config, specs, load, seed, target)
+            game = WebGame(config, specs, self._load_agent, seed, target, seed_shown=chosen, labels=seats)
             self.store.add(game)
             return game
 
         game = await run_in_threadpool(make)
         links = [{"seat": s, "token": t, "url": f"/#play/{game.id}/{s}/{t}"} for s, t in game.tokens.items()]
-        return JSONResponse({
-            "game_id": game.id, "mode": game.mode, "seed": seed, "labels": game.labels, "links": links,
-            "watch_url": f"/#watch/{game.id}" if game.mode == "watch" else None,
+        return JSON({
+            "game_id": game.id, "mode": game.mode, "seed": seed if chosen else None, "labels": game.labels,
+            "links": links, "watch_url": f"/#watch/{game.id}" if game.mode == "watch" else None,
         })
+
+    def _seats(self, seats: Any) -> list[str]:
+        """The seats of a new game, checked: ``"human"`` or an agent on offer each."""
+        if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
+            raise WebError(400, "seats must be a list of 2 to 6 players: \"human\" or an agent name")
+        for i, spec in enumerate(seats):
+            if not isinstance(spec, str) or (spec != HUMAN and spec not in self.agents):
+                raise WebError(400, f"seat {i}: {str(spec)[:80]!r} is not on offer; choose human or one of "
+                                    f"{', '.join(self.agents)}")
+        return seats
+
+    def _load_agent(self, spec: str, config: GameConfig, seed: int) -> Any:
+        """An agent for a seat; a file that does not load is a 400 naming it and the loader's reason."""
+        try:
+            return load_agent(spec, config, seed, allow_pickle=self.allow_pickle)
+        except (OSError, ValueError, ImportError) as exc:  # the loaders' named errors (CheckpointError, ...)
+            raise WebError(400, f"cannot load agent {agent_label(spec)!r}: {exc}") from None
+        except Exception as exc:  # a loader fault: the file is still refused, the traceback logged
+            LOG.exception("loading agent %s failed", spec)
+            raise WebError(400, f"cannot load agent {agent_label(spec)!r} ({type(exc).__name__}: {exc})") from None
 
     async def poll(self, request: Request) -> Response:
         game = self.store.get(request.path_params["gid"])
@@ -241,7 +300,7 @@ class WebApp:
                     game.advance(advance)
                 return game.snapshot(who, since)
 
-        return JSONResponse(await run_in_threadpool(work))
+        return JSON(await run_in_threadpool(work))
 
     async def move(self, request: Request) -> Response:
         game = self.store.get(request.path_params["gid"])
@@ -258,7 +317,7 @@ class WebApp:
                 game.move(seat, data.get("action"), data.get("key"), seen)
                 return game.snapshot(seat, seen if seen is not None else game.step_count)
 
-        return JSONResponse(await run_in_threadpool(work))
+        return JSON(await run_in_threadpool(work))
 
     async def next_game(self, request: Request) -> Response:
         game = self.store.get(request.path_params["gid"])
@@ -270,7 +329,7 @@ class WebApp:
                 game.next_game()
                 return game.snapshot(seat, 0)
 
-        return JSONResponse(await run_in_threadpool(work))
+        return JSON(await run_in_threadpool(work))
 
     async def record(self, request: Request) -> Response:
         game = self.store.get(request.path_params["gid"])
@@ -280,13 +339,14 @@ class WebApp:
         def work() -> dict[str, Any]:
             with game.lock:
                 game.check_seat(seat, token)
-                if game.mode == "play" and not game.state.is_over:
-                    raise WebError(409, "the record holds every card; it is available when the game is over")
+                if not game.state.is_over:
+                    raise WebError(409, "the record holds every card and the draw order; it is available "
+                                        "when the game is over")
                 return game.record().to_dict()
 
         data = await run_in_threadpool(work)
         name = f"skipbo-{game.id[:8]}-game{game.game_no + 1}.json"
-        return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return JSON(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     # ------------------------------------------------------------ replays
     async def replay(self, request: Request) -> Response:
@@ -301,10 +361,10 @@ class WebApp:
                 raise WebError(400, "not a game record: nested too deeply") from None
             return replay_json(record)
 
-        return JSONResponse(await run_in_threadpool(work))
+        return JSON(await run_in_threadpool(work))
 
     async def list_records(self, request: Request) -> Response:
-        return JSONResponse({"records": [{"n": i, "name": p.name} for i, p in enumerate(self.records)]})
+        return JSON({"records": [{"n": i, "name": p.name} for i, p in enumerate(self.records)]})
 
     async def open_record(self, request: Request) -> Response:
         n = request.path_params["n"]
@@ -317,9 +377,11 @@ class WebApp:
                 record = GameRecord.load(path)
             except (OSError, ValueError) as exc:
                 raise WebError(400, f"cannot replay {path.name}: {exc}") from None
+            except RecursionError:
+                raise WebError(400, f"cannot replay {path.name}: nested too deeply") from None
             return {**replay_json(record), "name": path.name}
 
-        return JSONResponse(await run_in_threadpool(work))
+        return JSON(await run_in_threadpool(work))
 
 
 def create_app(**kwargs: Any) -> Starlette:

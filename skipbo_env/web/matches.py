@@ -26,7 +26,7 @@ import numpy as np
 
 from ..agents import agent_label, derive_seed
 from ..bots import AgentBase, as_agent
-from ..encoding import decode_action, num_actions
+from ..encoding import decode_action, encode_action, num_actions
 from ..episode import AgentError, Decision, GameLoop
 from ..human import explain_illegal, parse_key, seat_name
 from ..records import GameRecord, GameRecorder
@@ -68,18 +68,23 @@ class WebGame:
             :func:`skipbo_env.agents.load_agent` with its pickle setting).
         seed: seed of the match (deals and agents).
         target: points that win the match (R25).
+        seed_shown: whether answers show the seed from the start (the person chose it); a seed
+            the server drew rebuilds every deal of the match, so it is shown when the match is over.
+        labels: the name of each seat's player (default: ``"human"`` or the agent's label).
     """
 
     def __init__(self, config: GameConfig, specs: Sequence[str], load: Callable[[str, GameConfig, int], Any],
-                 seed: int, target: int = MATCH_TARGET) -> None:
+                 seed: int, target: int = MATCH_TARGET, seed_shown: bool = True,
+                 labels: Sequence[str] | None = None) -> None:
         self.id = secrets.token_urlsafe(12)
         self.config = config
         self.specs = list(specs)
         self.humans = [s for s, spec in enumerate(specs) if spec == HUMAN]
         self.mode = "play" if self.humans else "watch"
         self.tokens = {s: secrets.token_urlsafe(16) for s in self.humans}
-        self.labels = [HUMAN if spec == HUMAN else agent_label(spec) for spec in specs]
-        self.seed, self.target = seed, target
+        self.labels = list(labels) if labels is not None else [
+            HUMAN if spec == HUMAN else agent_label(spec) for spec in specs]
+        self.seed, self.target, self.seed_shown = seed, target, seed_shown
         self.lock = threading.Lock()
         self.touched = time.monotonic()
         self._rng = np.random.default_rng(seed)
@@ -166,7 +171,7 @@ class WebGame:
             return None
         if type(seat) is not int or seat not in self.tokens:
             raise WebError(400, f"seat must be one of the human seats {self.humans}, got {seat!r}")
-        if not isinstance(token, str) or not secrets.compare_digest(token, self.tokens[seat]):
+        if not isinstance(token, str) or not token.isascii() or not secrets.compare_digest(token, self.tokens[seat]):
             raise WebError(403, "this link's token does not belong to that seat")
         return seat
 
@@ -197,7 +202,11 @@ class WebGame:
                 parsed = parse_key(key)
             except ValueError as exc:
                 raise WebError(400, str(exc)) from None
-            action = move_json(parsed, view, seat, self.config)["id"]
+            try:
+                action = encode_action(parsed, self.config)
+            except ValueError:  # a move the game's action table lacks: a partner's pile without partners
+                raise WebError(422, f"not a move of this game: {key!r} (a partner's piles exist only in "
+                                    "the partner game)") from None
             if action not in legal:
                 raise WebError(422, "not a legal move now: " + explain_illegal(view, parsed))
         self._advance(limit=self.config.move_limit, action=action)
@@ -249,6 +258,7 @@ class WebGame:
                 "target": self.target,
                 "games": list(self.history),
                 "over": self.match_over,
+                "seed": self.seed if self.seed_shown or self.match_over else None,
                 "points": list(game_points(self.state)) if self.state.is_over else None,
                 "sides": [" and ".join(seat_name(s, self.labels, seat) for s in self.config.team_seats(t))
                           for t in range(self.config.num_teams)],

@@ -1,24 +1,153 @@
-"""Run the app with uvicorn on 127.0.0.1 in a background thread (tests, notebooks)."""
+"""Serving the app with uvicorn on 127.0.0.1: slow clients time out, connections are bounded.
+
+uvicorn closes a connection that stays idle after an answer (``timeout_keep_alive``) but
+gives a client all the time it wants to send a request: a connection that sends half a
+header, or trickles a byte now and then, stays open, and a few hundred of them exhaust the
+process's file descriptors. :class:`GuardedH11Protocol` (uvicorn's h11 protocol, passed as its
+``http`` class) adds two bounds:
+
+- **a read timeout**: a client has :data:`READ_TIMEOUT` seconds to send a whole request (head
+  and body), counted from the connection or the previous answer, and as long again to take an
+  answer the server is blocked on writing; time the server spends working on a request
+  counts against nobody;
+- **a connection bound**: beyond ``max_connections`` open connections (by default
+  :data:`MAX_CONNECTIONS`, at most half the process's file-descriptor limit), a new connection
+  closes the one that has waited longest on its client (half-open, idle or not reading), so a
+  flood of slow clients cannot keep a real request out; only when every connection is being
+  served is the new one closed instead.
+
+:func:`listen` binds the socket first, so the command can report a busy port before it
+prints the address, and print the real port when asked for port 0.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import resource
+import socket
 import threading
 import time
 from typing import Any
 
-import uvicorn
+from ..extras import require
+
+require("web", "the web app (skipbo-web)", "starlette", "uvicorn")
+
+import h11  # noqa: E402  (uvicorn's HTTP/1.1 parser)
+import uvicorn  # noqa: E402
+from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: E402
 
 HOST = "127.0.0.1"
+READ_TIMEOUT = 10.0
+"""Seconds a client has to send a whole request (or to take an answer the server is writing)."""
+KEEP_ALIVE = 5
+"""Seconds an idle connection stays open after an answer (uvicorn's ``timeout_keep_alive``)."""
+MAX_CONNECTIONS = 128
+"""Open connections at most (fewer when the file-descriptor limit is low)."""
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a read timeout and a connection bound (the class attributes;
+    :func:`guarded_protocol` makes a subclass with other values)."""
+
+    read_timeout: float = READ_TIMEOUT
+    max_connections: int = MAX_CONNECTIONS
+    _deadline: asyncio.TimerHandle | None = None
+    _since: float = 0.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+        self._make_room()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().connection_lost(exc)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def waits_on_client(self) -> bool:
+        """Whether the connection waits for its client: (the rest of) a request, or room to write an answer."""
+        serving = (self.cycle is not None and not self.cycle.response_complete
+                   and self.conn.their_state is h11.DONE)
+        return not serving or self.flow.write_paused
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._since = self.loop.time()
+        self._deadline = self.loop.call_later(self.read_timeout, self._on_deadline)
+
+    def _on_deadline(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self.waits_on_client():
+            self.transport.close()
+        else:
+            self._arm()  # the server is working on the request: the client owes nothing yet
+
+    def _make_room(self) -> None:
+        open_ = [c for c in self.connections if not c.transport.is_closing()]
+        if len(open_) <= self.max_connections:
+            return
+        waiting = [c for c in open_ if isinstance(c, GuardedH11Protocol) and c.waits_on_client()]
+        oldest = min(waiting, key=lambda c: c._since, default=self)
+        oldest.transport.close()
+
+
+def guarded_protocol(read_timeout: float = READ_TIMEOUT, max_connections: int | None = None) -> type[H11Protocol]:
+    """A :class:`GuardedH11Protocol` class with these bounds (``None``: :func:`default_max_connections`)."""
+    if max_connections is None:
+        max_connections = default_max_connections()
+    return type("GuardedH11Protocol", (GuardedH11Protocol,),
+                {"read_timeout": float(read_timeout), "max_connections": int(max_connections)})
+
+
+def default_max_connections() -> int:
+    """:data:`MAX_CONNECTIONS`, or half the soft file-descriptor limit when that is lower (at least 8)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(8, min(MAX_CONNECTIONS, soft // 2))
+
+
+def listen(port: int) -> socket.socket:
+    """A socket bound to 127.0.0.1:``port`` (0: a free port); ``OSError`` when the port is taken."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, port))
+        sock.listen(128)  # connections wait in the backlog until the server accepts them
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def make_server(app: Any, read_timeout: float = READ_TIMEOUT, max_connections: int | None = None) -> uvicorn.Server:
+    """A uvicorn server for ``app`` with the bounds above; ``server.run(sockets=[listen(port)])`` serves."""
+    return uvicorn.Server(uvicorn.Config(
+        app, host=HOST, log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE,
+        http=guarded_protocol(read_timeout, max_connections),
+    ))
 
 
 class BackgroundServer:
-    """``with BackgroundServer(app) as server: ... server.url ...``; port 0 picks a free port."""
+    """``with BackgroundServer(app) as server: ... server.url ...`` serves in a thread (tests,
+    notebooks); port 0 picks a free port. Keyword arguments: those of :func:`make_server`."""
 
-    def __init__(self, app: Any, port: int = 0) -> None:
-        self.server = uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning",
-                                                    lifespan="off", timeout_keep_alive=5))
-        self.thread = threading.Thread(target=self.server.run, name="skipbo-web", daemon=True)
-        self.port = port
+    def __init__(self, app: Any, port: int = 0, **bounds: Any) -> None:
+        self.socket = listen(port)
+        self.port = self.socket.getsockname()[1]
+        self.server = make_server(app, **bounds)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
+                                       name="skipbo-web", daemon=True)
 
     @property
     def url(self) -> str:
@@ -31,9 +160,9 @@ class BackgroundServer:
             if not self.thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the web server did not start")
             time.sleep(0.02)
-        self.port = self.server.servers[0].sockets[0].getsockname()[1]
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+        self.socket.close()

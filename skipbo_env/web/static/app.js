@@ -330,7 +330,7 @@ function showLatest(settle) {
   const over = d.table.over;
   $("next-game").hidden = !(over && !d.match.over);
   const dl = $("download");
-  dl.hidden = !over && S.mode === "play";
+  dl.hidden = !over;  // the record holds the whole deal: sent when the game is over
   const q = S.mode === "play" ? `?seat=${S.seat}&token=${encodeURIComponent(S.token)}` : "";
   dl.href = `/api/games/${S.gid}/record${q}`;
   dl.download = `skipbo-game${d.game_no + 1}.json`;
