@@ -414,6 +414,10 @@ def test_a_fifo_named_like_an_agent_file_is_refused_without_blocking(tmp_path):
             f"try: load_agent({str(fifo)!r}, GameConfig())\nexcept CheckpointError as e: print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert f"{fifo}: is not a regular file" in out.stdout, out.stderr
+    from skipbo_env.agents.ppo import load_maskable_ppo
+
+    with pytest.raises(CheckpointError, match="is not a regular file"):  # the trusted-checkpoint loader too
+        load_maskable_ppo(fifo)
 
 
 def test_a_too_large_agent_file_is_refused_from_its_size(tmp_path):

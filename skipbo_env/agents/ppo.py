@@ -21,9 +21,13 @@ import numpy as np
 
 from ..bots.protocol import AgentBase
 from ..extras import missing_extra
+from ..files import FileReadError, check_readable
 from ..rules import GameConfig
 from .agentfile import checkpoint_format, load_policy, pickle_refusal
 from .modelfile import CheckpointError, check_spaces
+
+MAX_CHECKPOINT = 4 << 30
+"""Largest MaskablePPO checkpoint read (bytes)."""
 
 
 def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None, **settings: Any) -> Any:
@@ -38,13 +42,16 @@ def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None,
     settings). This is the one MaskablePPO loader: agents, resume and export use it.
 
     Raises:
-        CheckpointError: the file is missing, is not a MaskablePPO checkpoint,
+        CheckpointError: the file is missing, not a regular file, larger than
+            :data:`MAX_CHECKPOINT`, is not a MaskablePPO checkpoint,
             or its observation/action sizes differ from the configuration's
             (the message names the file and both sizes).
     """
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(path, "no such checkpoint file")
+    try:
+        check_readable(path, MAX_CHECKPOINT, "checkpoint file")  # a FIFO would block sb3's reader
+    except FileReadError as exc:
+        raise CheckpointError(path, exc.problem) from None
     try:
         from sb3_contrib import MaskablePPO  # torch and sb3 load only with a checkpoint
     except ImportError as exc:
