@@ -110,7 +110,7 @@ def test_a_record_that_is_not_json_names_the_file(tmp_path):
 
 
 def test_replay_of_dev_zero_is_refused_in_one_line():
-    """``skipbo replay /dev/zero --auto`` read until the kernel killed it."""
+    """/dev/zero never ends: the replay command refuses it before reading a byte."""
     out = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "replay", "/dev/zero", "--auto"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "/dev/zero: is not a regular file" in out.stderr
