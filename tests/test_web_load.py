@@ -1,5 +1,6 @@
-"""Load on the web server, on 127.0.0.1 only: 50 games at once through the HTTP API, and
-clients that disconnect mid-request. Bounded in time; every game must end correctly."""
+"""Load on the web server, on 127.0.0.1 only: 50 games at once through the HTTP API, clients
+that disconnect mid-request, slow clients (timed out) and a flood of half-open connections
+(the connection bound makes room for real requests). Bounded in time; every game must end correctly."""
 
 from __future__ import annotations
 
@@ -102,3 +103,83 @@ def test_server_survives_clients_that_disconnect():
         # a stale repeat of the abandoned move is refused, not applied twice
         r = client.post(f"/api/games/{gid}/move", content=move, headers={"Content-Type": "application/json"})
         assert r.status_code in (409, 422)
+
+
+# ---------------------------------------------------------------------- slow clients
+def _closed_by_server(sock: socket.socket, within: float) -> bool:
+    """Whether the server closes ``sock`` within ``within`` seconds (any answer is read and skipped)."""
+    sock.settimeout(within)
+    try:
+        while sock.recv(65536):
+            pass
+    except TimeoutError:
+        return False
+    except OSError:  # reset: closed with unread data
+        pass
+    return True
+
+
+async def _slow_app(scope, receive, send):
+    """An app that works 2.5 s on every request (longer than the read timeout below)."""
+    import asyncio
+
+    await asyncio.sleep(2.5)
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def test_slow_clients_time_out_but_slow_answers_do_not():
+    with BackgroundServer(WebApp().app, read_timeout=1.0) as server:
+        head = b"POST /api/replay HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        half_head = socket.create_connection(("127.0.0.1", server.port))
+        half_head.sendall(head)
+        half_body = socket.create_connection(("127.0.0.1", server.port))
+        half_body.sendall(head + b"Content-Length: 100\r\n\r\n{\"a\": ")
+        silent = socket.create_connection(("127.0.0.1", server.port))
+        trickle = socket.create_connection(("127.0.0.1", server.port))
+        started = time.monotonic()
+        for byte in head[:12]:  # a byte every 0.3 s: the whole request is still due in 1 s
+            try:
+                trickle.sendall(bytes([byte]))
+            except OSError:  # closed by the server
+                break
+            time.sleep(0.3)
+        assert time.monotonic() - started < 2.5
+        for sock in (half_head, half_body, silent, trickle):
+            assert _closed_by_server(sock, 2.0)
+            sock.close()
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            assert client.get("/api/agents").status_code == 200
+    with BackgroundServer(_slow_app, read_timeout=1.0) as server, httpx.Client(timeout=10) as client:
+        assert client.get(server.url + "/").text == "ok"  # the server's own time counts against nobody
+
+
+def test_a_flood_of_half_open_connections_leaves_room_for_real_requests():
+    """300 connections that never finish their request, against the command under a limit of
+    256 open files: ordinary requests are still answered at once, and the idle ones are closed."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit_files():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+    proc = subprocess.Popen([sys.executable, "-m", "skipbo_env.web", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, preexec_fn=limit_files)
+    flood: list[socket.socket] = []
+    try:
+        port = int(proc.stdout.readline().strip().rsplit(":", 1)[1].rstrip("/"))
+        for _ in range(300):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the head never ends
+            flood.append(sock)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
+            for _ in range(5):
+                assert client.get("/api/agents").status_code == 200
+        closed = sum(_closed_by_server(sock, 0.05) for sock in flood)
+        assert closed >= 300 - 128
+    finally:
+        for sock in flood:
+            sock.close()
+        proc.terminate()
+        proc.wait(timeout=10)

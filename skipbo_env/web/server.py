@@ -11,7 +11,7 @@ process's file descriptors. :class:`GuardedH11Protocol` (uvicorn's h11 protocol,
   answer the server is blocked on writing; time the server spends working on a request
   counts against nobody;
 - **a connection bound**: beyond ``max_connections`` open connections (by default
-  :data:`MAX_CONNECTIONS`, at most half the process's file-descriptor limit), a new connection
+  :data:`MAX_CONNECTIONS`, fewer under a low file-descriptor limit), a new connection
   closes the one that has waited longest on its client (half-open, idle or not reading), so a
   flood of slow clients cannot keep a real request out; only when every connection is being
   served is the new one closed instead.
@@ -44,6 +44,11 @@ KEEP_ALIVE = 5
 """Seconds an idle connection stays open after an answer (uvicorn's ``timeout_keep_alive``)."""
 MAX_CONNECTIONS = 128
 """Open connections at most (fewer when the file-descriptor limit is low)."""
+BACKLOG = 32
+"""Connections waiting to be accepted; also how many asyncio accepts at once, so the
+connection bound acts before a burst of new connections can use up the file descriptors."""
+RESERVED_FILES = 64
+"""File descriptors kept for everything but connections (the listening socket, files read)."""
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -109,11 +114,12 @@ def guarded_protocol(read_timeout: float = READ_TIMEOUT, max_connections: int | 
 
 
 def default_max_connections() -> int:
-    """:data:`MAX_CONNECTIONS`, or half the soft file-descriptor limit when that is lower (at least 8)."""
+    """:data:`MAX_CONNECTIONS`, or fewer under a low soft file-descriptor limit: half of what
+    :data:`RESERVED_FILES` leaves (room for a few accept bursts of :data:`BACKLOG`), at least 8."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
-    return max(8, min(MAX_CONNECTIONS, soft // 2))
+    return max(8, min(MAX_CONNECTIONS, (soft - RESERVED_FILES) // 2))
 
 
 def listen(port: int) -> socket.socket:
@@ -122,7 +128,7 @@ def listen(port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((HOST, port))
-        sock.listen(128)  # connections wait in the backlog until the server accepts them
+        sock.listen(BACKLOG)  # connections wait in the backlog until the server accepts them
     except OSError:
         sock.close()
         raise
@@ -133,7 +139,7 @@ def listen(port: int) -> socket.socket:
 def make_server(app: Any, read_timeout: float = READ_TIMEOUT, max_connections: int | None = None) -> uvicorn.Server:
     """A uvicorn server for ``app`` with the bounds above; ``server.run(sockets=[listen(port)])`` serves."""
     return uvicorn.Server(uvicorn.Config(
-        app, host=HOST, log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE,
+        app, host=HOST, log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE, backlog=BACKLOG,
         http=guarded_protocol(read_timeout, max_connections),
     ))
 
