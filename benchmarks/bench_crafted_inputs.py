@@ -165,6 +165,16 @@ def _huge_scorer(folder: Path, dtype: str) -> Path:
     return write_safetensors(folder / f"huge-scorer-{dtype}.safetensors", {"pad": pad}, {AGENT_KEY: json.dumps(desc)})
 
 
+def _sparse_pad(folder: Path) -> Path:
+    """A 64 MiB agent file with a hole for its one tensor, declaring an MLP of about as many weights
+    (16 million) under other names: a few KB on disk."""
+    _, metadata = read_shipped("ppo-2p")
+    desc = json.loads(metadata[AGENT_KEY])
+    desc["policy"] = {"kind": "mlp", "activation": "relu", "net_arch": {"pi": [4096, 3500], "vf": [8]}}
+    return write_safetensors(folder / "sparse-pad.safetensors", {"pad": Tensor("F32", ((64 << 20) // 4 - 1024,))},
+                             {AGENT_KEY: json.dumps(desc)})
+
+
 def _sparse_extra(folder: Path, size: int) -> Path:
     """The shipped turn network plus an extra tensor of ``size`` bytes that is a hole in the file."""
     arrays, metadata = read_shipped("turn-2p")
@@ -198,6 +208,7 @@ def cases(folder: Path) -> dict[str, tuple[str, Path | str]]:
         "agent-fifo": ("agent", _fifo(folder, "x.safetensors")),
         "agent-huge-scorer": ("agent", _huge_scorer(folder, "U8")),
         "agent-huge-scorer-f32": ("agent", _huge_scorer(folder, "F32")),
+        "agent-sparse-pad": ("agent", _sparse_pad(folder)),
         "agent-nan": ("agent", mutated(folder / "nan.safetensors", "ppo-2p", AGENT_KEY, change_tensors=_every(np.nan))),
         "agent-inf": ("agent", mutated(folder / "inf.safetensors", "ppo-2p", AGENT_KEY,
                                        change_tensors=_scaled("value_net.bias", np.inf))),

@@ -369,14 +369,19 @@ def test_an_agent_file_for_another_game_or_feature_version_is_refused(tiny, tmp_
 # ================================================================ hostile agent files
 def _scorer_claiming_a_million_wide_layer(tiny, tmp_path) -> Path:
     """A 1 MB agent file whose description declares a scorer layer 2**20 wide (its action_in alone
-    would be 151 million weights), holding one float32 padding tensor."""
+    would be 151 million weights), holding tensors of the declared names: one float32 padding
+    tensor in place of action_in's weights, one number for each of the others."""
     from safetensors.torch import save_file
+
+    from skipbo_env.agents.agentfile import declared_tensors
 
     desc = load_policy(tiny[1])[1]
     desc["policy"] = {"kind": "scorer", "activation": "relu", "context_arch": [1], "scorer_arch": [1 << 20],
                       "value_arch": [1], "features_version": 1}
+    tensors = {name: torch.zeros(1) for name in declared_tensors(desc)}
+    tensors["mlp_extractor.action_in.weight"] = torch.zeros(262_500)
     path = tmp_path / "huge.safetensors"
-    save_file({"pad": torch.zeros(262_500)}, str(path), metadata={METADATA_KEY: json.dumps(desc)})
+    save_file(tensors, str(path), metadata={METADATA_KEY: json.dumps(desc)})
     return path
 
 
@@ -389,7 +394,7 @@ def test_a_declared_network_larger_than_the_file_is_refused_before_it_is_built(t
         raise AssertionError("the declared network was built")
 
     monkeypatch.setattr(agentfile, "_build_policy", tripwire)
-    with pytest.raises(CheckpointError, match=r"declared network needs at least 15\d{7} weights; the file holds 262500"):
+    with pytest.raises(CheckpointError, match=r"declared network needs at least 15\d{7} weights; the file holds 2625\d\d"):
         load_agent(str(path), GameConfig())
 
 
@@ -546,3 +551,21 @@ def test_the_shipped_networks_are_well_within_the_overflow_bound():
 
     assert load_turn_net(_shipped("turn-2p"))[0].activation_bound() < MAX_ACTIVATION / 1e20
     assert load_value_net(_shipped("value-6p")).net.activation_bound() < MAX_ACTIVATION / 1e20
+
+
+@pytest.mark.parametrize(("policy", "config"), [
+    ({"kind": "mlp", "activation": "tanh", "net_arch": {"pi": [16, 8], "vf": [4]}}, GameConfig()),
+    ({"kind": "mlp", "activation": "relu", "net_arch": {"pi": [], "vf": []}}, GameConfig(num_players=3)),
+    ({"kind": "scorer", "activation": "relu", "context_arch": [16], "scorer_arch": [8],
+      "value_arch": [16, 4], "features_version": 1}, GameConfig()),
+    ({"kind": "scorer", "activation": "elu", "context_arch": [8, 8, 4], "scorer_arch": [8, 6, 3],
+      "value_arch": [5], "features_version": 1}, GameConfig(num_players=4, partner_game=True)),
+], ids=["mlp", "mlp-no-hidden", "scorer", "scorer-deep-partner"])
+def test_the_declared_tensors_are_the_built_networks_parameters(policy, config):
+    """The names and shapes a file must hold, computed before anything is built, are those of the network."""
+    from skipbo_env.agents.agentfile import _build_policy, declared_tensors
+
+    desc = {"observation_size": observation_layout(config).size, "action_count": num_actions(config),
+            "policy": policy, "game": config.to_dict()}
+    built = _build_policy(Path("x.safetensors"), desc)
+    assert declared_tensors(desc) == {name: tuple(t.shape) for name, t in built.state_dict().items()}

@@ -40,10 +40,11 @@ network is built by the constructor that ``kind`` selects from a fixed
 table (never a name read from the file), over spaces built from the sizes.
 The file must be a regular file of at most :data:`MAX_FILE` bytes; its
 header is read first, and before anything is allocated every tensor must be
-float32 and the declared network's weights (every layer, the scorer's
-144-wide ``action_in`` included) must fit the float32 numbers the file holds;
-before any tensor is read, the tensors' names, shapes and dtypes must equal
-the network's parameters exactly (none missing, none extra). The weights
+float32, the declared network's weights (every layer, the scorer's 144-wide
+``action_in`` included) must fit the float32 numbers the file holds, and the
+tensors' names and shapes must be the declared network's parameters exactly
+(none missing, none extra; :func:`declared_tensors`); the built network is
+checked against them again before any tensor is read. The weights
 must then be finite, and so must the policy's logits and value on the
 opening positions of its game. Every problem is a
 :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
@@ -227,22 +228,30 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
     return data
 
 
-def _declared_weights(desc: dict[str, Any]) -> int:
-    """A lower bound of the parameter count of the network the description declares, every layer
-    counted (computed from the sizes: nothing is allocated). For ``scorer``, the
-    :class:`~skipbo_env.agents.scorer.ActionScorer`'s exact count; for ``mlp``, the weight
-    matrices of the actor and critic layers and of the action layer."""
-    obs, policy = desc["observation_size"], desc["policy"]
+def declared_tensors(desc: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The names and shapes of the parameters of the network a checked description declares,
+    computed from its sizes (nothing is built): sb3's ``MlpExtractor`` and heads for ``mlp``,
+    :func:`~skipbo_env.agents.scorer.scorer_tensor_shapes` and sb3's value head for ``scorer``."""
+    obs, actions, policy = desc["observation_size"], desc["action_count"], desc["policy"]
+    out: dict[str, tuple[int, ...]] = {}
     if policy["kind"] == "scorer":
-        from .scorer import scorer_weights  # the train extra (torch, sb3), checked by load_policy
+        from .scorer import scorer_tensor_shapes  # the train extra (torch, sb3), checked by load_policy
 
-        return scorer_weights(obs, tuple(policy["context_arch"]), tuple(policy["scorer_arch"]),
-                              tuple(policy["value_arch"]))
-    pi, vf = policy["net_arch"]["pi"], policy["net_arch"]["vf"]
-    total = 0
-    for sizes in ([obs, *pi, desc["action_count"]], [obs, *vf]):
-        total += sum(a * b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
-    return total
+        inner = scorer_tensor_shapes(obs, tuple(policy["context_arch"]), tuple(policy["scorer_arch"]),
+                                     tuple(policy["value_arch"]))
+        out.update({f"mlp_extractor.{name}": shape for name, shape in inner.items()})
+        latent_vf = policy["value_arch"][-1]
+    else:
+        latent: dict[str, int] = {}
+        for side, net in (("pi", "policy_net"), ("vf", "value_net")):
+            sizes = [obs, *policy["net_arch"][side]]
+            for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):  # Linear at even indices
+                out[f"mlp_extractor.{net}.{2 * i}.weight"], out[f"mlp_extractor.{net}.{2 * i}.bias"] = (b, a), (b,)
+            latent[side] = sizes[-1]
+        out["action_net.weight"], out["action_net.bias"] = (actions, latent["pi"]), (actions,)
+        latent_vf = latent["vf"]
+    out["value_net.weight"], out["value_net.bias"] = (1, latent_vf), (1,)
+    return out
 
 
 # ===================================================================== loading
@@ -331,7 +340,9 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
                      spaces.Discrete(desc["action_count"]), config)
     _check_declared(path, desc, stored)
     policy = _build_policy(path, desc)
-    _check_stored(path, desc, stored, policy)
+    built = {name: (tuple(t.shape), _DTYPES.get(str(t.dtype).removeprefix("torch."), str(t.dtype)))
+             for name, t in policy.state_dict().items()}
+    _check_stored(path, desc["policy"]["kind"], stored, built)  # the built network is the declared one
     try:
         tensors = load_file(str(path), device="cpu")
         with torch.no_grad():
@@ -347,27 +358,33 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
 
 
 def _check_declared(path: Path, desc: dict[str, Any], stored: TensorHeader) -> None:
-    """Before the network is built: every stored tensor is float32, and the file holds at least as
-    many float32 numbers as the declared network has weights (so that building it allocates no more
-    than the file holds)."""
+    """Before the network is built: every stored tensor is float32, the file holds at least as many
+    numbers as the declared network has weights, and the stored tensors are the declared network's
+    (:func:`declared_tensors`), so that building it allocates no more than the file holds."""
     for name, (shape, dtype) in sorted(stored.items()):
         if dtype != "F32":
             raise CheckpointError(path, f"tensor {name} is {dtype} of shape {shape}; agent files hold F32 tensors")
+    declared = declared_tensors(desc)
+    _check_names(path, desc["policy"]["kind"], stored, declared)
     held = sum(int(np.prod(shape, dtype=np.int64)) for shape, _ in stored.values())
-    declared = _declared_weights(desc)
-    if declared > held:
-        raise CheckpointError(path, f"the declared network needs at least {declared} weights; the file holds {held}")
+    needed = sum(int(np.prod(shape, dtype=np.int64)) for shape in declared.values())
+    if needed > held:
+        raise CheckpointError(path, f"the declared network needs at least {needed} weights; the file holds {held}")
+    _check_stored(path, desc["policy"]["kind"], stored, {name: (shape, "F32") for name, shape in declared.items()})
 
 
-def _check_stored(path: Path, desc: dict[str, Any], stored: TensorHeader, policy: Any) -> None:
-    """The header's tensors are exactly ``policy``'s parameters: names, shapes and dtypes."""
-    wanted = {name: (tuple(t.shape), _DTYPES.get(str(t.dtype).removeprefix("torch."), str(t.dtype)))
-              for name, t in policy.state_dict().items()}
+def _check_names(path: Path, kind: str, stored: TensorHeader, wanted: dict[str, Any]) -> None:
+    """The header's tensors have exactly ``wanted``'s names."""
     missing = sorted(set(wanted) - set(stored))
     extra = sorted(set(stored) - set(wanted))
     if missing or extra:
-        raise CheckpointError(path, f"the tensors are not the {desc['policy']['kind']} network's: "
+        raise CheckpointError(path, f"the tensors are not the {kind} network's: "
                                     f"missing {_names(missing) or 'none'}; unexpected {_names(extra) or 'none'}")
+
+
+def _check_stored(path: Path, kind: str, stored: TensorHeader, wanted: TensorHeader) -> None:
+    """The header's tensors are exactly ``wanted``: names, shapes and dtypes."""
+    _check_names(path, kind, stored, wanted)
     for name, (shape, dtype) in wanted.items():
         if stored[name] != (shape, dtype):
             got_shape, got_dtype = stored[name]

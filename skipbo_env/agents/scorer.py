@@ -204,18 +204,26 @@ def _selection(tables: dict[str, np.ndarray]) -> np.ndarray:
     return select
 
 
-def scorer_weights(obs_dim: int, context_arch: tuple[int, ...], scorer_arch: tuple[int, ...],
-                   value_arch: tuple[int, ...]) -> int:
-    """The number of weights and biases of an :class:`ActionScorer` of these sizes, without building
-    it (what an agent file must hold before its network is allocated)."""
+def scorer_tensor_shapes(obs_dim: int, context_arch: tuple[int, ...], scorer_arch: tuple[int, ...],
+                         value_arch: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+    """The names and shapes of the parameters of an :class:`ActionScorer` of these sizes (its
+    ``state_dict``), without building it: what an agent file must hold before its network is
+    allocated. ``tests/test_agent_files.py`` checks it against built scorers."""
     extra = obs_dim + 4 * ActionScorer.PILE_FEATURES
-
-    def mlp(sizes: list[int]) -> int:
-        return sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
-
     hidden = scorer_arch[0]
-    return (mlp([extra, *context_arch]) + (ACTION_WIDTH + 1) * hidden + context_arch[-1] * hidden
-            + mlp([*scorer_arch, 1]) + mlp([extra, *value_arch]))
+    out: dict[str, tuple[int, ...]] = {}
+
+    def mlp(prefix: str, sizes: list[int]) -> None:  # _mlp's Linear layers sit at the even indices
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
+            out[f"{prefix}.{2 * i}.weight"], out[f"{prefix}.{2 * i}.bias"] = (b, a), (b,)
+
+    mlp("context", [extra, *context_arch])
+    out["action_in.weight"], out["action_in.bias"] = (hidden, ACTION_WIDTH), (hidden,)
+    out["context_in.weight"] = (hidden, context_arch[-1])
+    mlp("scorer.0", list(scorer_arch))
+    out["scorer.1.weight"], out["scorer.1.bias"] = (1, scorer_arch[-1]), (1,)
+    mlp("value", [extra, *value_arch])
+    return out
 
 
 def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
