@@ -513,7 +513,7 @@ def test_a_bad_network_file_is_refused_by_name_before_its_tensors_are_read(tmp_p
 
 
 @pytest.mark.parametrize(("shipped", "change", "problem"), [
-    ("turn-2p", lambda t: {**t, "std": np.full_like(t["std"], 1e-45)}, r"values reach 1\.\d+e\+51 .* overflow to NaN"),
+    ("turn-2p", lambda t: {**t, "std": np.full_like(t["std"], 1e-45)}, r"values reach inf .* overflow to NaN"),
     ("value-6p", lambda t: {k: np.full_like(v, 3e38) for k, v in t.items()}, r"values reach .* overflow to NaN"),
     ("value-6p", lambda t: {**t, "layers.2.bias": np.full_like(t["layers.2.bias"], 1e31)}, r"values reach 1e\+31"),
 ], ids=["tiny-std", "huge-weights", "huge-output"])

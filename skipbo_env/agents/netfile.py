@@ -43,7 +43,7 @@ MAX_FILE = 512 * 1024 * 1024
 """Largest network file read (bytes): a network of :data:`MAX_LAYERS` layers of :data:`MAX_HIDDEN`
 units over the largest game's observation is under 500 MB."""
 INPUT_BOUND = 1e4
-"""Inputs within ``±INPUT_BOUND`` (turn features and observations lie within ±100) ..."""
+"""Inputs within ``±INPUT_BOUND`` (far beyond an observation's values, 0 to about 10) ..."""
 MAX_ACTIVATION = 1e30
 """... keep every layer's values under this (float32 overflows at 3.4e38); see :meth:`MLP.activation_bound`."""
 
@@ -93,20 +93,19 @@ class MLP:
         return h[:, 0]
 
     def activation_bound(self, bound: float = INPUT_BOUND) -> float:
-        """The largest magnitude any layer's output can reach for inputs within ``±bound`` (interval
-        arithmetic in float64; ``inf`` or ``nan`` when it overflows even there)."""
+        """The largest magnitude any layer's output can reach for inputs within ``±bound``: interval
+        arithmetic in float32, the network's own arithmetic (``inf`` when a bound overflows)."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            mean, std = self.mean.astype(np.float64), self.std.astype(np.float64)
-            low, high = (-bound - mean) / std, (bound - mean) / std
+            low, high = (np.float32(-bound) - self.mean) / self.std, (np.float32(bound) - self.mean) / self.std
             largest = 0.0
             last = len(self.layers) - 1
             for i, (w, b) in enumerate(self.layers):
-                w = w.astype(np.float64)
                 center, radius = w @ ((low + high) / 2) + b, np.abs(w) @ ((high - low) / 2)
                 low, high = center - radius, center + radius
-                largest = max(largest, float(np.max(np.maximum(np.abs(low), np.abs(high)))))
-                if not np.isfinite(largest):
-                    return largest
+                peak = float(np.max(np.maximum(np.abs(low), np.abs(high))))
+                if not np.isfinite(peak):  # overflowed (inf), or inf - inf (nan)
+                    return float("inf")
+                largest = max(largest, peak)
                 if i < last:
                     low, high = np.maximum(low, 0.0), np.maximum(high, 0.0)
         return largest
