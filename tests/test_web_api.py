@@ -579,7 +579,7 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
 
 BROWSER_TABLES = [
     ("random", 2, False), ("greedy", 2, False), ("heuristic", 3, False), ("ppo-2p", 2, False),
-    ("turn-2p", 2, False), ("search", 2, False), ("search", 3, False), ("search", 4, True),
+    ("turn-2p", 2, False), ("search", 2, False), ("search", 3, False), ("search", 4, True), ("search", 6, False),
 ]
 """Every shipped agent at a table it plays: the trained networks at 2 seats, search at 2 and more."""
 
