@@ -35,9 +35,14 @@ How games are laid out (docs/baselines.md has the worked 2-player case):
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import math
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -329,8 +334,10 @@ def _result(index: int, plan: tuple[tuple[int, ...], ...], first_player: int, st
     )
 
 
-def _init_worker() -> None:
-    """One worker per core: torch must not start threads of its own (the workers already use every core)."""
+def _init_worker(parent: int) -> None:
+    """One worker per core: torch must not start threads of its own (the workers already use every core).
+    The worker ends with its ``parent`` process, however that ends (:func:`_die_with_parent`)."""
+    _die_with_parent(parent)
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
     try:
@@ -340,10 +347,37 @@ def _init_worker() -> None:
     torch.set_num_threads(1)
 
 
+_PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when the thread that started it ends."""
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this process when process ``parent`` ends, even by ``kill -9`` (else a worker lives on,
+    idle, forever): on Linux the kernel sends it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; a parent
+    gone before the request is seen by its id), elsewhere a daemon thread polls the parent's id."""
+    if sys.platform.startswith("linux"):
+        try:
+            armed = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+        except (OSError, AttributeError):
+            armed = False
+        if armed:
+            if os.getppid() != parent:
+                os._exit(1)
+            return
+    threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
+
+
 def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """Tournament worker processes (spawned, one torch thread each); pass it to several
-    :func:`run_tournament` calls to start the processes (and load torch in them) once."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker)
+    """Tournament worker processes (spawned, one torch thread each, ending with this process); pass
+    it to several :func:`run_tournament` calls to start the processes (and load torch in them) once."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker,
+                               initargs=(os.getpid(),))
 
 
 def _play_chunk(args: tuple) -> list[GameResult]:

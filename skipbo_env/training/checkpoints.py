@@ -39,7 +39,6 @@ from ..agents.agentfile import (
     write_agent_file,
 )
 from ..agents.ppo import CheckpointError, load_maskable_ppo
-from ..agents.scorer import game_of_spaces
 from ..records import write_bytes_atomic, write_json_atomic
 from .settings import TrainConfig
 
@@ -289,10 +288,11 @@ def lock_run_dir(run_dir: Path, create: bool = True) -> RunLock:
     return RunLock(path, fd)
 
 
-def remove_stale_files(run_dir: Path) -> list[Path]:
-    """Delete the temporary files of :data:`STALE_FILES` from the run folder (call it holding the lock)."""
+def remove_stale_files(run_dir: Path, stale: dict[str, tuple[str, ...]] | None = None) -> list[Path]:
+    """Delete the temporary files ``stale`` (file patterns by sub-folder; default :data:`STALE_FILES`,
+    a training run's) from the run folder (call it holding the lock)."""
     removed = []
-    for sub, patterns in STALE_FILES.items():
+    for sub, patterns in (STALE_FILES if stale is None else stale).items():
         folder = run_dir / sub
         if not folder.is_dir():
             continue
@@ -348,6 +348,9 @@ def export_agent(
         except Exception as exc:  # the configuration's own errors (YAML, fields, values)
             raise CheckpointError(run_config, f"cannot read the run's game configuration ({exc})") from exc
     if game is None:  # the standard game of the policy's sizes
+        # the train extra (torch), which loading the model already needed
+        from ..agents.scorer import game_of_spaces
+
         try:
             game = game_of_spaces(int(model.observation_space.shape[0]), int(model.action_space.n))
         except (ValueError, TypeError, IndexError) as exc:

@@ -23,6 +23,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from ..agents.modelfile import CheckpointError
 from ..rules import ConfigError, GameConfig, SkipBoError
 from . import turn_recipe, value_recipe
 from .settings import TrainConfig
@@ -149,7 +150,7 @@ def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turn
     try:
         cfg = chosen.config.from_yaml(args.config, parse_overrides(args, prog))
         summary = chosen.run(cfg, not args.no_progress)
-    except ConfigError as exc:
+    except (ConfigError, CheckpointError) as exc:  # the run folder's lock refuses with a CheckpointError
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps({k: summary[k] for k in ("agent_file", "seconds", "checks")}, indent=2))
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
         return recipe_main(argv, prog, recipe)
     args = build_parser(prog).parse_args(argv)
     # the train extra (torch, stable-baselines3) loads with these modules: after argument parsing, so --help is instant
-    from .checkpoints import CheckpointError, export_agent
+    from .checkpoints import export_agent
     from .run import load_run_config, print_summary, train
 
     overrides = parse_overrides(args, prog)

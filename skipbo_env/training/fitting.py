@@ -6,7 +6,8 @@ whole games; :func:`fit_mlp` then fits a ReLU network the same way for both: tor
 recipe's seed on the recipe's threads, Adam (with cosine decay when the plan asks), each epoch's
 rows shuffled by the recipe's generator, the held-out figures after every epoch (one ``fit.csv``
 row each, and a progress line), and the weights of the chosen epoch: the one with the lowest
-held-out figure ``keep``, or the last.
+held-out figure ``keep``, or the last. A fit whose loss or weights stop being finite is refused
+(a :class:`~skipbo_env.rules.ConfigError` naming ``fit.learning_rate``), never written.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ def fit_mlp(plan: FitPlan, train: np.ndarray, val: np.ndarray, rng: np.random.Ge
     for epoch in range(1, plan.epochs + 1):
         t0 = time.monotonic()
         train_loss = _epoch(net, opt, rng.permutation(train), plan, batch_loss, epoch if progress else 0)
+        _check_finite(net, train_loss, epoch, plan)
         if sched is not None:
             sched.step()
         figures = _measure(net, held_out) if len(val) else {}
@@ -124,6 +126,18 @@ def fit_mlp(plan: FitPlan, train: np.ndarray, val: np.ndarray, rng: np.random.Ge
     if log is not None:
         write_bytes_atomic(log, ("\n".join(lines) + "\n").encode())
     return chosen
+
+
+def _check_finite(net: torch.nn.Module, train_loss: float, epoch: int, plan: FitPlan) -> None:
+    """Refuse a diverged fit: a non-finite train loss or weight after ``epoch`` is a
+    :class:`ConfigError` naming the step size (the setting that makes a fit diverge)."""
+    import torch  # the train extra (see fit_mlp)
+
+    finite = math.isfinite(train_loss) and all(bool(torch.isfinite(p).all()) for p in net.parameters())
+    if not finite:
+        raise ConfigError("fit.learning_rate", f"the fit diverged in epoch {epoch} (train loss {train_loss}, "
+                                               f"non-finite weights or loss) at learning rate {plan.learning_rate:g}; "
+                                               "lower fit.learning_rate")
 
 
 def _network(plan: FitPlan) -> torch.nn.Sequential:

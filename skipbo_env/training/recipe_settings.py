@@ -12,19 +12,43 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..agents.registry import is_search_spec, known_agents
+from ..agents.search import parse_search_spec
 from ..agents.turnnet import check_turn_game
 from ..rules import ConfigError, GameConfig
-from .settings import positive
+from .settings import check_seed, positive
 from .settings_io import YamlConfig, show
 
+MAX_SHARDS = 1000
+"""Most shards a recipe splits its data into (files ``shard_000`` to ``shard_999``)."""
+MAX_SHARD_GAMES = 100_000
+"""Most games of one shard (the value recipe plays a shard's games at once in one batched engine)."""
 
-def check_recipe_run(name: str, seed: int, threads: int) -> None:
-    """The fields every recipe's top level shares: a plain run folder name, a seed >= 0, threads > 0."""
-    if not name or "/" in name or "\0" in name or name.startswith("."):
+
+def check_recipe_run(name: str, seed: int, threads: int, runs_dir: str) -> None:
+    """The fields every recipe's top level shares: a plain run folder name, a seed in 0..2**63-1,
+    threads > 0, a runs folder without NUL characters."""
+    if not name or "/" in name or "\0" in name or name.startswith(".") or len(name.encode()) > 255:
         raise ConfigError("name", f"must be a plain folder name, got {show(name)}")
-    if seed < 0:
-        raise ConfigError("seed", f"must be >= 0, got {seed}")
+    if not runs_dir or "\0" in runs_dir:
+        raise ConfigError("runs_dir", f"must name a folder, got {show(runs_dir)}")
+    check_seed("seed", seed)
     positive("threads", threads)
+
+
+def check_shards(section: str, shards: int, games: int, workers: int) -> None:
+    """A recipe's data split (``<section>.shards``, ``.games`` per shard, ``.workers``), each bounded."""
+    for key, value, high in (("shards", shards, MAX_SHARDS), ("games", games, MAX_SHARD_GAMES)):
+        if not 1 <= value <= high:
+            raise ConfigError(f"{section}.{key}", f"must be in 1..{high:,}, got {show(value, 40)}")
+    positive(f"{section}.workers", workers)
+
+
+def check_search_spec(key: str, spec: str) -> None:
+    """Refuse a search agent spec that the search agent would refuse (``search:0``), naming ``key``."""
+    try:
+        parse_search_spec(spec)
+    except ValueError as exc:
+        raise ConfigError(key, str(exc)) from None
 
 
 def check_fit(hidden: tuple[int, ...], epochs: int, batch_size: int, learning_rate: float, weight_decay: float,
@@ -54,9 +78,9 @@ class LabelSettings:
                                             ("heuristic", "ppo-2p"))
     """Seat pairs whose games give the positions, cycled over the games of a shard."""
     shards: int = 2
-    """Seeded game sequences."""
+    """Seeded game sequences (1 to :data:`MAX_SHARDS`)."""
     games: int = 300
-    """Games per shard."""
+    """Games per shard (1 to :data:`MAX_SHARD_GAMES`)."""
     label_share: float = 0.5
     """Share of the decisions (with two or more candidates) that are labelled."""
     workers: int = 2
@@ -66,6 +90,7 @@ class LabelSettings:
         if not is_search_spec(self.teacher):
             raise ConfigError("labels.teacher", f"must be a search agent spec (search, search:W, search:W:C), "
                                                 f"got {show(self.teacher)}")
+        check_search_spec("labels.teacher", self.teacher)
         if not self.lineups:
             raise ConfigError("labels.lineups", "needs at least one pair")
         known = known_agents()
@@ -75,9 +100,9 @@ class LabelSettings:
             for name in pair:
                 if name not in known and not is_search_spec(name):
                     raise ConfigError("labels.lineups", f"unknown agent {show(name)}; known: {', '.join(known)}")
-        positive("labels.shards", self.shards)
-        positive("labels.games", self.games)
-        positive("labels.workers", self.workers)
+                if is_search_spec(name):
+                    check_search_spec("labels.lineups", name)
+        check_shards("labels", self.shards, self.games, self.workers)
         if not 0.0 < self.label_share <= 1.0:
             raise ConfigError("labels.label_share", f"must be in (0, 1], got {self.label_share}")
 
@@ -142,7 +167,7 @@ class TurnNetConfig(YamlConfig):
     eval: CheckSettings = field(default_factory=CheckSettings)
 
     def __post_init__(self) -> None:
-        check_recipe_run(self.name, self.seed, self.threads)
+        check_recipe_run(self.name, self.seed, self.threads, self.runs_dir)
         try:
             check_turn_game(self.game)
         except ValueError as exc:
@@ -155,18 +180,16 @@ class PositionSettings:
     """The self-play positions (step 1 of :mod:`.value_recipe`)."""
 
     shards: int = 12
-    """Seeded batches of games."""
+    """Seeded batches of games (1 to :data:`MAX_SHARDS`)."""
     games: int = 5000
-    """Games per shard (one batched engine each)."""
+    """Games per shard (one batched engine each; 1 to :data:`MAX_SHARD_GAMES`)."""
     share: float = 0.1
     """Chance that a running game gives a position at the start of each turn."""
     workers: int = 2
     """Processes that play the shards (results do not depend on it)."""
 
     def __post_init__(self) -> None:
-        positive("positions.shards", self.shards)
-        positive("positions.games", self.games)
-        positive("positions.workers", self.workers)
+        check_shards("positions", self.shards, self.games, self.workers)
         if not 0.0 < self.share <= 1.0:
             raise ConfigError("positions.share", f"must be in (0, 1], got {self.share}")
 
@@ -206,8 +229,9 @@ class ValueNetConfig(YamlConfig):
     fit: ValueFitSettings = field(default_factory=ValueFitSettings)
 
     def __post_init__(self) -> None:
-        check_recipe_run(self.name, self.seed, self.threads)
+        check_recipe_run(self.name, self.seed, self.threads, self.runs_dir)
 
 
-__all__ = ["CheckSettings", "FitSettings", "LabelSettings", "PositionSettings", "TurnNetConfig", "ValueFitSettings",
-           "ValueNetConfig", "check_fit", "check_recipe_run"]
+__all__ = ["MAX_SHARDS", "MAX_SHARD_GAMES", "CheckSettings", "FitSettings", "LabelSettings", "PositionSettings",
+           "TurnNetConfig", "ValueFitSettings", "ValueNetConfig", "check_fit", "check_recipe_run", "check_search_spec",
+           "check_shards"]

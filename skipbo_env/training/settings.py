@@ -250,8 +250,7 @@ class TrainConfig(YamlConfig):
             raise ConfigError("name", f"must be a plain folder name, got {show(self.name)}")
         if not self.runs_dir:
             raise ConfigError("runs_dir", "must name a folder")
-        if self.seed < 0:
-            raise ConfigError("seed", f"must be >= 0, got {self.seed}")
+        check_seed("seed", self.seed)
         positive("total_timesteps", self.total_timesteps)
         positive("n_envs", self.n_envs)
         positive("threads", self.threads)
@@ -312,6 +311,16 @@ def positive(name: str, value: float) -> None:
         raise ConfigError(name, f"must be > 0, got {value}")
 
 
+MAX_SEED = 2**63 - 1
+"""Largest seed a run takes (torch's and numpy's generators take 63-bit seeds)."""
+
+
+def check_seed(name: str, value: int) -> None:
+    """Refuse a seed outside ``0..MAX_SEED``, naming the setting ``name``."""
+    if not 0 <= value <= MAX_SEED:
+        raise ConfigError(name, f"must be in 0..2**63-1, got {show_text(str(value), 40)}")
+
+
 def _check_weights(name: str, weights: Mapping[str, float]) -> None:
     if not weights:
         raise ConfigError(name, "needs at least one agent with a weight")
@@ -323,4 +332,4 @@ def _check_weights(name: str, weights: Mapping[str, float]) -> None:
 
 
 __all__ = ["PHASE_KEYS", "CurriculumStage", "EvalSettings", "OpponentSettings", "PPOSettings", "Phase",
-           "PretrainSettings", "TrainConfig", "positive"]
+           "MAX_SEED", "PretrainSettings", "TrainConfig", "check_seed", "positive"]

@@ -26,6 +26,7 @@ from typing import Any, Literal, TypeVar
 import dacite
 import yaml
 
+from ..files import FileReadError, read_bounded
 from ..records import write_bytes_atomic
 from ..rules import ConfigError, GameConfig
 
@@ -126,19 +127,13 @@ class _NoAliasDumper(yaml.SafeDumper):
 
 
 def read_config_text(path: Path) -> str:
-    """The text of a configuration file; a missing, unreadable, oversized or binary file is a
-    :class:`ConfigError` naming it."""
+    """The text of a configuration file, read bounded (:func:`~skipbo_env.files.read_bounded`: a
+    regular file of at most :data:`MAX_CONFIG_BYTES`); a missing, unreadable, oversized, non-regular
+    (a pipe, a device) or binary file is a :class:`ConfigError` naming it."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError("config", f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise ConfigError("config", f"{path} is a directory, not a YAML file") from None
-    except OSError as exc:
-        raise ConfigError("config", f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError("config", f"{path} is larger than {MAX_CONFIG_BYTES >> 20} MiB; not a configuration file")
+        raw = read_bounded(path, MAX_CONFIG_BYTES, "configuration file")
+    except FileReadError as exc:
+        raise ConfigError("config", str(exc)) from None
     if b"\0" in raw:
         raise ConfigError("config", f"{path} is a binary file (NUL bytes), not YAML")
     try:

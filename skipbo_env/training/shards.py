@@ -1,26 +1,35 @@
 """A recipe's run folder and its resumable data shards (``turnnet``'s labels, ``value``'s positions).
 
-:func:`open_recipe_run` makes the run folder and saves the configuration in it. A recipe splits
-its data into seeded shards, each one file written atomically when finished. Running the recipe
-again reuses every finished shard (read once and checked by the recipe: a foreign or corrupt file
-is refused before any work) and makes only the missing ones, in worker processes.
+:func:`open_recipe_run` makes and locks the run folder (one process at a time) and saves the
+configuration in it. A recipe splits its data into seeded shards, each one file written atomically
+when finished. Running the recipe again reuses every finished shard (read once, bounded by what the
+settings can make, and checked by the recipe: a foreign, corrupt or crafted file is refused before
+any work) and makes only the missing ones, in worker processes that die with the recipe's process.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
-from collections.abc import Callable
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from concurrent.futures import as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 import numpy as np
 
 from ..agents.tournament import worker_pool
-from ..records import write_bytes_atomic
+from ..files import FileReadError, check_readable
+from ..records import TEMP_PREFIX, write_bytes_atomic
 from ..rules import ConfigError
+from .checkpoints import lock_run_dir, remove_stale_files
+from .settings_io import show_text
 
 
 class RecipeRun(Protocol):
@@ -38,33 +47,145 @@ class RecipeRun(Protocol):
     def save_yaml(self, path: str | Path) -> Path: ...
 
 
-def open_recipe_run(cfg: RecipeRun) -> Path:
-    """``<cfg.runs_dir>/<cfg.name>/``, created, with ``cfg`` saved as its ``config.yaml``; a folder
-    holding a run of another configuration is refused (the finished shards it keeps were made for
-    that one)."""
+@contextmanager
+def open_recipe_run(cfg: RecipeRun, data_dir: str) -> Iterator[Path]:
+    """``<cfg.runs_dir>/<cfg.name>/``, created and locked for this process while the block runs
+    (:func:`~.checkpoints.lock_run_dir`: a second process is refused at once), with the temporary
+    files a killed run left there and in its ``data_dir`` (the shards' folder) removed, and ``cfg``
+    saved as its ``config.yaml``. A folder holding a run of another configuration is refused (the
+    finished shards it keeps were made for that one), and so is a run folder that cannot be made
+    (a :class:`ConfigError` naming ``runs_dir``)."""
     run_dir = Path(cfg.runs_dir) / cfg.name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    saved = run_dir / "config.yaml"
-    if saved.exists() and type(cfg).from_yaml(saved) != cfg:
-        raise ConfigError("name", f"{run_dir} holds a run of another configuration; use another name")
-    cfg.save_yaml(saved)
-    return run_dir
-
-
-def load_shard(path: Path, keys: tuple[str, ...], settings: str, section: str, kind: str,
-               redo: str) -> dict[str, np.ndarray]:
-    """The arrays ``keys`` of the finished shard file ``path``, checked against the ``settings``
-    that should have made it (a :class:`ConfigError` naming ``section``: ``labels``, ``positions``;
-    ``kind`` and ``redo`` word the message, e.g. "a label shard", "label again")."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            out = {k: data[k] for k in (*keys, "settings")}
-    except (OSError, ValueError, KeyError) as exc:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lock = lock_run_dir(run_dir, create=False)
+    except OSError as exc:
+        raise ConfigError("runs_dir", f"cannot make or lock the run folder {run_dir} ({exc.strerror or exc})") from None
+    try:
+        remove_stale_files(run_dir, {".": (f"{TEMP_PREFIX}*",), data_dir: (f"{TEMP_PREFIX}*",)})
+        saved = run_dir / "config.yaml"
+        if saved.exists() and type(cfg).from_yaml(saved) != cfg:
+            raise ConfigError("name", f"{run_dir} holds a run of another configuration; use another name")
+        cfg.save_yaml(saved)
+        yield run_dir
+    finally:
+        lock.release()
+
+
+@dataclass(frozen=True)
+class ShardLayout:
+    """What a recipe's shard file may hold, as its settings allow: checked from the zip and npy
+    headers (:func:`load_shard`) before any array is read.
+
+    ``columns`` maps each array to its dtype (``"<f4"``) and shape, each dimension a number or the
+    name of a size; ``sizes`` gives each named size its largest value under the recipe's settings
+    (arrays that share a name have the same size). The file also holds ``settings`` (the JSON text
+    of the settings that made it)."""
+
+    columns: dict[str, tuple[str, tuple[int | str, ...]]]
+    sizes: dict[str, int]
+
+    def largest_bytes(self) -> int:
+        """The largest shard file these settings can make (stored uncompressed, headers included)."""
+        data = sum(math.prod(self.sizes.get(d, d) if isinstance(d, str) else d for d in shape) * np.dtype(dtype).itemsize
+                   for dtype, shape in self.columns.values())
+        return data + SETTINGS_CHARS * 4 + (len(self.columns) + 1) * (NPY_HEADER_BYTES + 1024) + 65536
+
+
+SETTINGS_CHARS = 1 << 16
+"""Longest settings text a shard file holds."""
+NPY_HEADER_BYTES = 4096
+"""Longest npy header of a shard's array."""
+MAX_EXPANSION = 64
+"""Most that a shard file's arrays may inflate to, as a multiple of the file's size: the recipes'
+own shards inflate 10 to 30 times (observations and features), a zip bomb a thousand times."""
+
+SHARD_ERRORS = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error, NotImplementedError,
+                RuntimeError)
+"""What reading a damaged zip or npy member raises (RuntimeError: an encrypted member)."""
+
+
+class _Refused(Exception):
+    """A shard file that is not what its layout allows (the reason in words)."""
+
+
+def load_shard(path: Path, layout: ShardLayout, settings: str, section: str, kind: str,
+               redo: str) -> dict[str, np.ndarray]:
+    """The arrays of the finished shard file ``path``, checked against the ``settings`` that should
+    have made it (a :class:`ConfigError` naming ``section``: ``labels``, ``positions``; ``kind`` and
+    ``redo`` word the message, e.g. "a label shard", "label again").
+
+    Read bounded: a regular file no larger than the ``layout`` allows; every member's npy header
+    (dtype, shape, order) and declared size checked against the ``layout`` and the file's size
+    (:data:`MAX_EXPANSION`) before any array is read, so a crafted file cannot fill memory."""
+    try:
+        size = check_readable(path, layout.largest_bytes(), kind)
+        with zipfile.ZipFile(path) as archive:
+            _check_members(archive, layout, size)
+            out = {name: _read_member(archive, name) for name in ("settings", *layout.columns)}
+    except FileReadError as exc:
+        raise ConfigError(section, f"{path} is not {kind} ({exc.problem}); move it away to {redo}") from None
+    except (_Refused, *SHARD_ERRORS) as exc:
         raise ConfigError(section, f"{path} is not {kind} ({exc}); move it away to {redo}") from None
     if str(out.pop("settings")) != settings:
         raise ConfigError(section, f"{path} was made with other settings than this configuration's; "
                                    "use another run name or move the file away")
     return out
+
+
+def _check_members(archive: zipfile.ZipFile, layout: ShardLayout, file_size: int) -> None:
+    """Refuse (:class:`_Refused`) an archive whose members are not the layout's arrays, or declare
+    other dtypes, shapes or sizes, or inflate more than :data:`MAX_EXPANSION` times."""
+    want = {"settings": ("<U", ()), **layout.columns}
+    infos = archive.infolist()
+    names = sorted(info.filename for info in infos)
+    if names != sorted(f"{name}.npy" for name in want):
+        raise _Refused(f"holds {show_text(', '.join(names), 120)}, not the arrays {', '.join(want)}")
+    declared = sum(info.file_size for info in infos)
+    if declared > MAX_EXPANSION * file_size + (1 << 20):
+        raise _Refused(f"its arrays would expand to {declared:,} bytes from a {file_size:,}-byte file")
+    sizes: dict[str, int] = {}
+    for info in infos:
+        name = info.filename.removesuffix(".npy")
+        dtype_text, dims = want[name]
+        with archive.open(info) as member:
+            shape, dtype, header = _npy_header(member)
+        if dtype_text == "<U":
+            if dtype.kind != "U" or dtype.itemsize > SETTINGS_CHARS * 4 or shape != ():
+                raise _Refused(f"{name} is not a settings text")
+        elif dtype != np.dtype(dtype_text):
+            raise _Refused(f"{name} holds {dtype}, not {np.dtype(dtype_text)}")
+        if len(shape) != len(dims):
+            raise _Refused(f"{name} has {len(shape)} dimensions, not {len(dims)}")
+        for dim, value in zip(dims, shape, strict=True):
+            if isinstance(dim, int) and value != dim:
+                raise _Refused(f"{name} has shape {shape}: {value} where {dim} belongs")
+            if isinstance(dim, str) and (value > layout.sizes[dim] or sizes.setdefault(dim, value) != value):
+                raise _Refused(f"{name} has shape {shape}: more rows than the settings make, or not as many "
+                               "as the other arrays")
+        if info.file_size != header + math.prod(shape) * dtype.itemsize:
+            raise _Refused(f"{name} declares {info.file_size:,} bytes, not what its shape {shape} holds")
+
+
+def _npy_header(member: IO[bytes]) -> tuple[tuple[int, ...], np.dtype, int]:
+    """The shape, dtype and header length of the npy file ``member`` (an array in C order)."""
+    version = np.lib.format.read_magic(member)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
+    else:
+        raise _Refused(f"npy format {version} is not the recipes' (1.0 or 2.0)")
+    if fortran and len(shape) > 1:
+        raise _Refused("an array in Fortran order")
+    if dtype.hasobject:
+        raise _Refused("an array of Python objects")
+    return shape, dtype, member.tell()
+
+
+def _read_member(archive: zipfile.ZipFile, name: str) -> np.ndarray:
+    with archive.open(f"{name}.npy") as member:
+        return np.lib.format.read_array(member, allow_pickle=False)
 
 
 def shards_sha256(paths: list[Path]) -> str:
@@ -106,4 +227,5 @@ def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray
     return [done[s] if s in done else read(s) for s in range(len(paths))]
 
 
-__all__ = ["RecipeRun", "collect_shards", "load_shard", "open_recipe_run", "shards_sha256", "write_run_summary"]
+__all__ = ["MAX_EXPANSION", "RecipeRun", "ShardLayout", "collect_shards", "load_shard", "open_recipe_run", "shards_sha256",
+           "write_run_summary"]

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.registry import derive_seed, load_agent
-from ..agents.search import SearchAgent
+from ..agents.search import SearchAgent, parse_search_spec
 from ..agents.tournament import run_tournament
 from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, write_turn_net
 from ..episode import decisions
@@ -46,7 +46,7 @@ from ..rules import ConfigError, new_game
 from .fitting import FitPlan, fit_mlp, split_holdout
 from .recipe_settings import TurnNetConfig
 from .settings_io import recipe_of
-from .shards import collect_shards, load_shard, open_recipe_run, shards_sha256, write_run_summary
+from .shards import ShardLayout, collect_shards, load_shard, open_recipe_run, shards_sha256, write_run_summary
 
 RECIPE = "turnnet"
 
@@ -112,13 +112,24 @@ def _shard_path(run_dir: Path, shard: int) -> Path:
     return run_dir / "labels" / f"shard_{shard:03d}.npz"
 
 
-def read_shard(path: Path, settings: str) -> dict[str, np.ndarray]:
-    """A finished shard file, checked against the ``settings`` that should have made it."""
-    out = load_shard(path, ("X", "S", "offsets", "game"), settings, "labels", "a label shard", "label again")
+def shard_layout(cfg: TurnNetConfig) -> ShardLayout:
+    """What a label shard of ``cfg`` may hold: at most one position per move of each game, each
+    with at most the teacher's candidates."""
+    teacher = parse_search_spec(cfg.labels.teacher)
+    positions = cfg.labels.games * cfg.game.move_limit
+    rows = positions * (teacher.candidates + teacher.discards)
+    return ShardLayout({"X": ("<f4", ("rows", FEATURE_SIZE)), "S": ("<f4", ("rows",)),
+                        "offsets": ("<i8", ("offsets",)), "game": ("<i8", ("positions",))},
+                       {"rows": rows, "positions": positions, "offsets": positions + 1})
+
+
+def read_shard(path: Path, cfg: TurnNetConfig, shard: int) -> dict[str, np.ndarray]:
+    """Shard ``shard``'s finished file, checked against the settings of ``cfg`` that should have made it."""
+    out = load_shard(path, shard_layout(cfg), _shard_settings(cfg, shard), "labels", "a label shard", "label again")
     n = len(out["game"])
-    offsets = out["offsets"]
-    if (out["X"].ndim != 2 or out["X"].shape[1] != FEATURE_SIZE or len(offsets) != n + 1 or offsets[0] != 0
-            or np.any(np.diff(offsets) < 2) or offsets[-1] != len(out["X"]) or len(out["S"]) != len(out["X"])
+    offsets, game = out["offsets"], out["game"]
+    if (len(offsets) != n + 1 or offsets[0] != 0 or np.any(np.diff(offsets) < 2) or offsets[-1] != len(out["X"])
+            or np.any((game < 0) | (game >= cfg.labels.games)) or np.any(np.diff(game) < 0)
             or not np.all(np.isfinite(out["X"])) or not np.all(np.isfinite(out["S"]))):
         raise ConfigError("labels", f"{path} is corrupt (inconsistent sizes or non-finite values); move it away")
     return out
@@ -140,7 +151,7 @@ def collect_labels(cfg: TurnNetConfig, run_dir: Path, progress: bool = True) -> 
     """Every shard's labels: finished shard files are reused (checked), the others are played."""
     count = cfg.labels.shards
     return collect_shards([_shard_path(run_dir, s) for s in range(count)],
-                          lambda s: read_shard(_shard_path(run_dir, s), _shard_settings(cfg, s)), _label_job,
+                          lambda s: read_shard(_shard_path(run_dir, s), cfg, s), _label_job,
                           lambda s: (cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress),
                           cfg.labels.workers, progress, "label shards")
 
@@ -219,27 +230,28 @@ def fit_turn_net(cfg: TurnNetConfig, shards: list[dict[str, np.ndarray]], log: P
 # ---------------------------------------------------------------------------- the run
 def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
-    run_dir = open_recipe_run(cfg)
-    start = time.monotonic()
-    shards = collect_labels(cfg, run_dir, progress)
-    label_seconds = time.monotonic() - start
-    net, fit_summary = fit_turn_net(cfg, shards, run_dir / "fit.csv", progress)
-    digest = shards_sha256([_shard_path(run_dir, s) for s in range(cfg.labels.shards)])
-    out = write_turn_net(run_dir / "turnnet.safetensors", net, cfg.game, {
-        "recipe": RECIPE, "config": cfg.to_dict(), "labels_sha256": digest, "positions": fit_summary["positions"]})
-    checks = {}
-    for opponent in cfg.eval.agents:
-        result = run_tournament([str(out), opponent], cfg.game, games=cfg.eval.games, seed=cfg.seed,
-                                workers=cfg.eval.workers)
-        mine = result.agents[0]
-        checks[opponent] = {"games": mine.games, "wins": mine.wins, "win_rate": mine.win_rate,
-                            "ci95": [mine.ci_low, mine.ci_high]}
-        if progress:
-            print(f"check: {mine.wins}/{mine.games} games won against {opponent} ({mine.win_rate:.1%})", flush=True)
-    summary = {"run_dir": str(run_dir), "agent_file": str(out), "label_seconds": round(label_seconds, 1),
-               "seconds": round(time.monotonic() - start, 1), "fit": fit_summary, "checks": checks}
-    write_run_summary(run_dir, summary)
+    with open_recipe_run(cfg, "labels") as run_dir:
+        start = time.monotonic()
+        shards = collect_labels(cfg, run_dir, progress)
+        label_seconds = time.monotonic() - start
+        net, fit_summary = fit_turn_net(cfg, shards, run_dir / "fit.csv", progress)
+        digest = shards_sha256([_shard_path(run_dir, s) for s in range(cfg.labels.shards)])
+        out = write_turn_net(run_dir / "turnnet.safetensors", net, cfg.game, {
+            "recipe": RECIPE, "config": cfg.to_dict(), "labels_sha256": digest, "positions": fit_summary["positions"]})
+        checks = {opponent: _check_against(cfg, out, opponent, progress) for opponent in cfg.eval.agents}
+        summary = {"run_dir": str(run_dir), "agent_file": str(out), "label_seconds": round(label_seconds, 1),
+                   "seconds": round(time.monotonic() - start, 1), "fit": fit_summary, "checks": checks}
+        write_run_summary(run_dir, summary)
     return summary
+
+
+def _check_against(cfg: TurnNetConfig, out: Path, opponent: str, progress: bool) -> dict[str, Any]:
+    """Step 3's tournament of the network file ``out`` against ``opponent``: its games, wins, win rate."""
+    mine = run_tournament([str(out), opponent], cfg.game, games=cfg.eval.games, seed=cfg.seed,
+                          workers=cfg.eval.workers).agents[0]
+    if progress:
+        print(f"check: {mine.wins}/{mine.games} games won against {opponent} ({mine.win_rate:.1%})", flush=True)
+    return {"games": mine.games, "wins": mine.wins, "win_rate": mine.win_rate, "ci95": [mine.ci_low, mine.ci_high]}
 
 
 CONFIG = TurnNetConfig

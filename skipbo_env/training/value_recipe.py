@@ -45,7 +45,7 @@ from ..records import write_npz_atomic
 from ..rules import ConfigError, GameConfig
 from .fitting import FitPlan, fit_mlp, split_holdout
 from .recipe_settings import ValueNetConfig
-from .shards import collect_shards, load_shard, open_recipe_run, shards_sha256, write_run_summary
+from .shards import ShardLayout, collect_shards, load_shard, open_recipe_run, shards_sha256, write_run_summary
 
 RECIPE = "value"
 STD_FLOOR = 0.05
@@ -95,13 +95,21 @@ def _shard_path(run_dir: Path, shard: int) -> Path:
     return run_dir / "positions" / f"shard_{shard:03d}.npz"
 
 
-def read_shard(path: Path, settings: str, obs_size: int) -> dict[str, np.ndarray]:
-    """A finished shard file, checked against the ``settings`` that should have made it."""
-    out = load_shard(path, ("obs", "game", "seat", "y"), settings, "positions", "a position shard", "play again")
-    n = len(out["y"])
-    if (out["obs"].shape != (n, obs_size) or out["obs"].dtype != np.float32 or len(out["game"]) != n
-            or len(out["seat"]) != n or not np.all(np.isfinite(out["obs"])) or not np.isin(out["y"], (0, 1)).all()):
-        raise ConfigError("positions", f"{path} is corrupt (inconsistent sizes or values); move it away")
+def shard_layout(cfg: ValueNetConfig) -> ShardLayout:
+    """What a position shard of ``cfg`` may hold: at most one position per game and turn start."""
+    rows = cfg.positions.games * (min(cfg.game.turn_limit, cfg.game.move_limit) + 1)
+    return ShardLayout({"obs": ("<f4", ("rows", observation_layout(cfg.game).size)), "game": ("<i8", ("rows",)),
+                        "seat": ("<i8", ("rows",)), "y": ("<f4", ("rows",))}, {"rows": rows})
+
+
+def read_shard(path: Path, cfg: ValueNetConfig, shard: int) -> dict[str, np.ndarray]:
+    """Shard ``shard``'s finished file, checked against the settings of ``cfg`` that should have made it."""
+    out = load_shard(path, shard_layout(cfg), _shard_settings(cfg, shard), "positions", "a position shard",
+                     "play again")
+    game, seat = out["game"], out["seat"]
+    if (not np.all(np.isfinite(out["obs"])) or not np.isin(out["y"], (0, 1)).all()
+            or np.any((game < 0) | (game >= cfg.positions.games)) or np.any((seat < 0) | (seat >= cfg.game.num_players))):
+        raise ConfigError("positions", f"{path} is corrupt (values out of range or not finite); move it away")
     return out
 
 
@@ -122,9 +130,8 @@ def _shard_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
 
 def collect_positions(cfg: ValueNetConfig, run_dir: Path, progress: bool = True) -> list[dict[str, np.ndarray]]:
     """Every shard's positions: finished shard files are reused (checked), the others are played."""
-    size = observation_layout(cfg.game).size
     return collect_shards([_shard_path(run_dir, s) for s in range(cfg.positions.shards)],
-                          lambda s: read_shard(_shard_path(run_dir, s), _shard_settings(cfg, s), size), _shard_job,
+                          lambda s: read_shard(_shard_path(run_dir, s), cfg, s), _shard_job,
                           lambda s: (cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress),
                           cfg.positions.workers, progress, "position shards")
 
@@ -205,19 +212,20 @@ def stock_card_gain(net: MLP, obs: np.ndarray, game: GameConfig) -> float:
 # ---------------------------------------------------------------------------- the run
 def run_recipe(cfg: ValueNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
-    run_dir = open_recipe_run(cfg)
-    start = time.monotonic()
-    shards = collect_positions(cfg, run_dir, progress)
-    position_seconds = time.monotonic() - start
-    net, fit_summary = fit_value_net(cfg, shards, run_dir / "fit.csv", progress)
-    digest = shards_sha256([_shard_path(run_dir, s) for s in range(cfg.positions.shards)])
-    out = write_value_net(run_dir / "value.safetensors", net, cfg.game, {
-        "recipe": RECIPE, "config": cfg.to_dict(), "positions_sha256": digest, "fit": fit_summary})
-    summary = {"run_dir": str(run_dir), "agent_file": str(out), "position_seconds": round(position_seconds, 1),
-               "seconds": round(time.monotonic() - start, 1), "fit": fit_summary,
-               "checks": {"heldout_loss": fit_summary["heldout_loss"], "base_rate_loss": fit_summary["base_rate_loss"],
-                          "stock_card_gain": fit_summary.get("stock_card_gain")}}
-    write_run_summary(run_dir, summary)
+    with open_recipe_run(cfg, "positions") as run_dir:
+        start = time.monotonic()
+        shards = collect_positions(cfg, run_dir, progress)
+        position_seconds = time.monotonic() - start
+        net, fit_summary = fit_value_net(cfg, shards, run_dir / "fit.csv", progress)
+        digest = shards_sha256([_shard_path(run_dir, s) for s in range(cfg.positions.shards)])
+        out = write_value_net(run_dir / "value.safetensors", net, cfg.game, {
+            "recipe": RECIPE, "config": cfg.to_dict(), "positions_sha256": digest, "fit": fit_summary})
+        summary = {"run_dir": str(run_dir), "agent_file": str(out), "position_seconds": round(position_seconds, 1),
+                   "seconds": round(time.monotonic() - start, 1), "fit": fit_summary,
+                   "checks": {"heldout_loss": fit_summary["heldout_loss"],
+                              "base_rate_loss": fit_summary["base_rate_loss"],
+                              "stock_card_gain": fit_summary.get("stock_card_gain")}}
+        write_run_summary(run_dir, summary)
     return summary
 
 
