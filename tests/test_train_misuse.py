@@ -485,3 +485,13 @@ def test_resume_refuses_a_checkpoint_of_another_policy_class(tmp_path, capsys):
     with pytest.raises(CheckpointError, match="policy"):
         run_training(load_run_config(tmp_path / "scorer", {"total_timesteps": 256}), resume_dir=tmp_path / "scorer",
                      progress=False)
+
+
+def test_a_fifo_in_place_of_the_best_score_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "best.json")
+    code = ("import sys\nfrom pathlib import Path\nfrom skipbo_env.training.checkpoints import CheckpointError, "
+            "load_best_score\ntry:\n    load_best_score(Path(sys.argv[1]))\nexcept CheckpointError as exc:\n"
+            "    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, env=ENV, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0 and "regular file" in done.stdout, done.stderr

@@ -39,6 +39,7 @@ from ..agents.agentfile import (
     write_agent_file,
 )
 from ..agents.ppo import CheckpointError, load_maskable_ppo
+from ..files import FileReadError, read_bounded
 from ..records import write_bytes_atomic, write_json_atomic
 from .settings import TrainConfig
 
@@ -48,6 +49,8 @@ __all__ = ["CheckpointError", "RunLock", "RunLockedError", "RunWriteError", "Tra
 
 MODEL_NAME = re.compile(r"model_[0-9]{1,20}\.zip")
 """File names of checkpoint models in ``<run>/checkpoints/`` (what :func:`save_checkpoint` writes)."""
+STATE_FILE_BYTES = 1 << 20
+"""Largest ``latest.json`` or ``best.json`` read (they hold a few hundred bytes)."""
 SNAPSHOT_NAME = re.compile(r"snapshot_[0-9]{1,20}\.zip")
 """File names of self-play snapshots in ``<run>/pool/``."""
 STALE_FILES = {
@@ -177,13 +180,13 @@ def load_latest(run_dir: Path) -> tuple[Path, TrainState]:
     if not pointer.is_file():
         raise CheckpointError(run_dir, f"no checkpoint to resume from ({pointer} is missing)")
     try:
-        data = json.loads(pointer.read_text(encoding="utf-8"))
+        data = json.loads(read_bounded(pointer, STATE_FILE_BYTES, "checkpoint pointer"))
+    except FileReadError as exc:
+        raise CheckpointError(pointer, f"cannot read the checkpoint pointer ({exc.problem})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CheckpointError(pointer, f"corrupt checkpoint pointer ({exc})") from exc
     except RecursionError:
         raise CheckpointError(pointer, "corrupt checkpoint pointer (nested too deeply)") from None
-    except OSError as exc:
-        raise CheckpointError(pointer, f"cannot read the checkpoint pointer ({exc.strerror or exc})") from exc
     state = TrainState.from_dict(data, pointer)
     folder = pointer.parent
     if not MODEL_NAME.fullmatch(state.model):
@@ -232,8 +235,10 @@ def load_best_score(run_dir: Path) -> float | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
+        data = json.loads(read_bounded(path, STATE_FILE_BYTES, "best-model score"))
+    except FileReadError as exc:
+        raise CheckpointError(path, f"unreadable best-model score ({exc.problem})") from None
+    except (ValueError, RecursionError) as exc:
         raise CheckpointError(path, f"unreadable best-model score ({type(exc).__name__})") from exc
     score: Any = data.get("score") if isinstance(data, dict) else None
     if type(score) not in (int, float) or not math.isfinite(score) or not 0 <= score <= 1:
