@@ -85,9 +85,13 @@ class ShardLayout:
     columns: dict[str, tuple[str, tuple[int | str, ...]]]
     sizes: dict[str, int]
 
+    def largest(self, dim: int | str) -> int:
+        """The largest value of dimension ``dim`` (a number, or the name of a size)."""
+        return self.sizes[dim] if isinstance(dim, str) else dim
+
     def largest_bytes(self) -> int:
         """The largest shard file these settings can make (stored uncompressed, headers included)."""
-        data = sum(math.prod(self.sizes.get(d, d) if isinstance(d, str) else d for d in shape) * np.dtype(dtype).itemsize
+        data = sum(math.prod(self.largest(d) for d in shape) * np.dtype(dtype).itemsize
                    for dtype, shape in self.columns.values())
         return data + SETTINGS_CHARS * 4 + (len(self.columns) + 1) * (NPY_HEADER_BYTES + 1024) + 65536
 
