@@ -25,6 +25,7 @@ the pairs an earlier ladder (its ``--out``) already played instead of playing th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -117,18 +118,36 @@ def default_run_name(labels: tuple[str, ...], config: GameConfig, seed: int) -> 
     return "-".join(parts)
 
 
-def make_output_folders(parser: argparse.ArgumentParser, folders: tuple[tuple[str, str | None], ...]) -> None:
+def make_output_folders(parser: argparse.ArgumentParser, folders: tuple[tuple[str, str | None], ...]) -> list[str]:
     """Make each output folder (``(flag, folder)``, ``None``: not asked for) before any game is
-    played; one that exists as a file or cannot be made is the parser's error naming its flag."""
+    played; one that exists as a file or cannot be made is the parser's error naming its flag.
+    Returns the topmost folders made (for :func:`remove_empty_folders` when the run fails)."""
+    made: list[str] = []
     for flag, folder in folders:
         if folder is None:
             continue
         if os.path.exists(folder) and not os.path.isdir(folder):
             parser.error(f"{flag} {folder}: exists and is not a folder")
+        top = os.path.abspath(folder)  # the topmost folder that makedirs makes, if it is new
+        while not os.path.exists(os.path.dirname(top)) and os.path.dirname(top) != top:
+            top = os.path.dirname(top)
+        new = not os.path.exists(top)
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
+            remove_empty_folders(made)
             parser.error(f"{flag} {folder}: cannot make the folder ({exc.strerror or exc})")
+        if new:
+            made.append(top)
+    return made
+
+
+def remove_empty_folders(made: list[str]) -> None:
+    """Remove the folders ``made`` (and the folders in them) that a failed run left empty."""
+    for top in made:
+        for folder, _, _ in sorted(os.walk(top, topdown=False), reverse=True):
+            with contextlib.suppress(OSError):  # not empty: it holds what the run wrote
+                os.rmdir(folder)
 
 
 def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
@@ -155,7 +174,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
         parser.error("--reuse needs --ladder")
     specs = tuple(os.fspath(a) for a in args.agents)
     out = args.out or os.path.join("runs", "evaluate", default_run_name(participant_labels(specs), config, args.seed))
-    make_output_folders(parser, (("--out", out), ("--save-records", args.save_records)))
+    made = make_output_folders(parser, (("--out", out), ("--save-records", args.save_records)))
     bar = None
 
     def progress(done: int) -> None:
@@ -172,8 +191,11 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
             records_dir=args.save_records, progress=None if args.no_progress else progress,
             allow_pickle=args.allow_pickle,
         )
-    except ValueError as exc:
-        parser.error(str(exc))
+    except BaseException as exc:
+        remove_empty_folders(made)
+        if isinstance(exc, ValueError):
+            parser.error(str(exc))
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -202,7 +224,7 @@ def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, confi
         pair_games[pair] = n
     labels = participant_labels(specs)
     out = args.out or os.path.join("runs", "evaluate", default_run_name(("ladder", *labels), config, args.seed))
-    make_output_folders(parser, (("--out", out), ("--save-records", args.save_records)))
+    made = make_output_folders(parser, (("--out", out), ("--save-records", args.save_records)))
 
     def progress(line: str) -> None:
         print(f"[ladder {time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
@@ -213,8 +235,11 @@ def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, confi
             progress=None if args.no_progress else progress, records_dir=args.save_records,
             allow_pickle=args.allow_pickle, batch_size=args.batch_size, reuse=args.reuse,
         )
-    except ValueError as exc:
-        parser.error(str(exc))
+    except BaseException as exc:
+        remove_empty_folders(made)
+        if isinstance(exc, ValueError):
+            parser.error(str(exc))
+        raise
     extra = {"workers": args.workers or os.cpu_count(), "argv": sys.argv[1:]}
     paths = write_ladder_outputs(result, out, extra)
     print(result.to_markdown())

@@ -88,3 +88,15 @@ def test_the_commands_are_a_table_of_plain_functions():
     assert set(cli.COMMANDS) == {"train", "evaluate", "play", "replay", "demo", "bench"}
     for command in cli.COMMANDS.values():
         assert callable(command.run) and command.help
+
+
+def test_evaluate_leaves_no_folder_it_made_when_the_tournament_is_refused(tmp_path, capsys):
+    out, records = tmp_path / "new" / "out", tmp_path / "new" / "out" / "records"
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for folders in ((out, records), (kept, records)):
+        with pytest.raises(SystemExit):
+            cli.main(["evaluate", "--agents", "greedy", "nobody", "--games", "2", "--workers", "1", "--no-progress",
+                      "--out", str(folders[0]), "--save-records", str(folders[1])])
+        assert "unknown agent 'nobody'" in one_error_line(capsys, "skipbo evaluate")
+    assert not (tmp_path / "new").exists() and kept.is_dir()  # a folder that was there before stays
