@@ -495,3 +495,10 @@ def test_a_fifo_in_place_of_the_best_score_is_refused_without_blocking(tmp_path)
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, env=ENV, capture_output=True,
                           text=True, timeout=30)
     assert done.returncode == 0 and "regular file" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(("key", "value"), [("seed", 10**23), ("threads", 10**12)])
+def test_a_seed_or_thread_count_torch_cannot_take_is_refused_by_key(tmp_path, key, value):
+    with pytest.raises(ConfigError) as refused:
+        TrainConfig.from_dict(tiny(tmp_path, **{key: value}))
+    assert refused.value.field == key

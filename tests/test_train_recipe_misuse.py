@@ -284,6 +284,8 @@ def test_a_zip_bomb_shard_is_refused_from_its_headers_in_little_memory(value_run
     (TurnNetConfig, {"labels": {"lineups": [["search:0", "greedy"]]}}, "labels.lineups"),
     (TurnNetConfig, {"labels": {"teacher": "search:0"}}, "labels.teacher"),
     (TurnNetConfig, {"labels": {"lineups": [["search:4:999999", "greedy"]]}}, "labels.lineups"),
+    (ValueNetConfig, {"threads": 10**12}, "threads"),
+    (TurnNetConfig, {"threads": 10**12}, "threads"),
 ])
 def test_settings_a_recipe_cannot_run_are_refused_by_key(config, override, key):
     with pytest.raises(ConfigError) as refused:

@@ -15,7 +15,7 @@ from ..agents.registry import is_search_spec, known_agents
 from ..agents.search import parse_search_spec
 from ..agents.turnnet import check_turn_game
 from ..rules import ConfigError, GameConfig
-from .settings import check_seed, positive
+from .settings import check_seed, check_threads, positive
 from .settings_io import YamlConfig, show
 
 MAX_SHARDS = 1000
@@ -26,13 +26,13 @@ MAX_SHARD_GAMES = 100_000
 
 def check_recipe_run(name: str, seed: int, threads: int, runs_dir: str) -> None:
     """The fields every recipe's top level shares: a plain run folder name, a seed in 0..2**63-1,
-    threads > 0, a runs folder without NUL characters."""
+    1 to 1024 threads, a runs folder without NUL characters."""
     if not name or "/" in name or "\0" in name or name.startswith(".") or len(name.encode()) > 255:
         raise ConfigError("name", f"must be a plain folder name, got {show(name)}")
     if not runs_dir or "\0" in runs_dir:
         raise ConfigError("runs_dir", f"must name a folder, got {show(runs_dir)}")
     check_seed("seed", seed)
-    positive("threads", threads)
+    check_threads("threads", threads)
 
 
 def check_shards(section: str, shards: int, games: int, workers: int) -> None:

@@ -253,7 +253,7 @@ class TrainConfig(YamlConfig):
         check_seed("seed", self.seed)
         positive("total_timesteps", self.total_timesteps)
         positive("n_envs", self.n_envs)
-        positive("threads", self.threads)
+        check_threads("threads", self.threads)
         positive("checkpoint_every", self.checkpoint_every)
         if self.init_from is not None and self.init_from not in SHIPPED and not self.init_from.endswith(".safetensors"):
             # the file itself is read (and checked) when a new run starts: a resume does not need it
@@ -321,6 +321,16 @@ def check_seed(name: str, value: int) -> None:
         raise ConfigError(name, f"must be in 0..2**63-1, got {show_text(str(value), 40)}")
 
 
+MAX_THREADS = 1024
+"""Most torch threads a run asks for."""
+
+
+def check_threads(name: str, value: int) -> None:
+    """Refuse a thread count outside ``1..MAX_THREADS``, naming the setting ``name``."""
+    if not 1 <= value <= MAX_THREADS:
+        raise ConfigError(name, f"must be in 1..{MAX_THREADS}, got {show_text(str(value), 40)}")
+
+
 def _check_weights(name: str, weights: Mapping[str, float]) -> None:
     if not weights:
         raise ConfigError(name, "needs at least one agent with a weight")
@@ -332,4 +342,5 @@ def _check_weights(name: str, weights: Mapping[str, float]) -> None:
 
 
 __all__ = ["PHASE_KEYS", "CurriculumStage", "EvalSettings", "OpponentSettings", "PPOSettings", "Phase",
-           "MAX_SEED", "PretrainSettings", "TrainConfig", "check_seed", "positive"]
+           "MAX_SEED", "MAX_THREADS", "PretrainSettings", "TrainConfig", "check_seed", "check_threads",
+           "positive"]
