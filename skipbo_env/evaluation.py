@@ -122,12 +122,12 @@ def make_output_folders(parser: argparse.ArgumentParser, folders: tuple[tuple[st
     """Make each output folder (``(flag, folder)``, ``None``: not asked for) before any game is
     played; one that exists as a file or cannot be made is the parser's error naming its flag.
     Returns the topmost folders made (for :func:`remove_empty_folders` when the run fails)."""
-    made: list[str] = []
-    for flag, folder in folders:
-        if folder is None:
-            continue
+    wanted = [(flag, folder) for flag, folder in folders if folder is not None]
+    for flag, folder in wanted:  # every path checked before any folder is made
         if os.path.exists(folder) and not os.path.isdir(folder):
             parser.error(f"{flag} {folder}: exists and is not a folder")
+    made: list[str] = []
+    for flag, folder in wanted:
         top = os.path.abspath(folder)  # the topmost folder that makedirs makes, if it is new
         while not os.path.exists(os.path.dirname(top)) and os.path.dirname(top) != top:
             top = os.path.dirname(top)
