@@ -115,3 +115,30 @@ def test_replay_of_dev_zero_is_refused_in_one_line():
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "/dev/zero: is not a regular file" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def _in_subprocess(code: str) -> str:
+    """Run ``code`` in a fresh interpreter with a time limit (a FIFO would block a reader forever)."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return result.stdout + result.stderr
+
+
+def test_a_ladder_folder_of_fifos_is_refused_by_name(tmp_path):
+    os.mkfifo(tmp_path / "ladder.json")
+    out = _in_subprocess(
+        "from skipbo_env.agents.ladder import read_ladder\n"
+        f"try: read_ladder({str(tmp_path)!r})\n"
+        "except ValueError as e: print('refused:', e)\n"
+    )
+    assert "refused:" in out and "not a regular file" in out
+
+
+def test_a_metrics_file_that_is_a_fifo_is_refused_by_name(tmp_path):
+    os.mkfifo(tmp_path / "metrics.csv")
+    out = _in_subprocess(
+        "from pathlib import Path\n"
+        "from skipbo_env.training.metrics import read_rows\n"
+        f"try: read_rows(Path({str(tmp_path / 'metrics.csv')!r}))\n"
+        "except ValueError as e: print('refused:', e)\n"
+    )
+    assert "refused:" in out and "not a regular file" in out

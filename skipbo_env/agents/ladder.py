@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import MIB, FileReadError, check_readable, read_text_bounded
 from ..records import write_json_atomic
 from ..rules import GameConfig
 from .registry import agent_label, derive_seed, load_agent
@@ -604,10 +605,12 @@ def read_ladder(folder: str | os.PathLike) -> LadderResult:
     folder = Path(folder)
     path = folder / "ladder.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{folder}: no ladder.json (not a folder that evaluate.py --ladder wrote)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(read_text_bounded(path, 16 * MIB, "ladder.json"))
+    except FileReadError as exc:
+        if not path.exists():
+            raise ValueError(f"{folder}: no ladder.json (not a folder that evaluate.py --ladder wrote)") from None
+        raise ValueError(str(exc)) from None
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ValueError(f"{path}: cannot be read as JSON ({exc})") from None
     try:
         result = LadderResult.from_dict(data)
@@ -635,6 +638,9 @@ def _read_ladder_games(path: Path, result: LadderResult) -> dict[tuple[int, int]
     label_index = {label: k for k, label in enumerate(result.labels)}
     seeds = {(p.a, p.b): p.seed for p in result.pairs}
     out: dict[tuple[int, int], list[GameResult]] = {}
+    if not path.exists():
+        raise ValueError(f"{path.parent}: no games.csv beside ladder.json")
+    check_readable(path, 4096 * MIB, "ladder games.csv")  # a regular file (never a FIFO or a device): else named
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.reader(fh)

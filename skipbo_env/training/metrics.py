@@ -12,6 +12,7 @@ from typing import Any
 import matplotlib
 import numpy as np
 
+from ..files import MIB, read_bounded
 from ..records import write_bytes_atomic
 
 matplotlib.use("Agg")  # files only, never a window
@@ -32,11 +33,15 @@ def read_rows(path: Path) -> list[dict[str, str]]:
     return _parse(path)[0]
 
 
+MAX_METRICS = 512 * MIB
+"""The largest metrics.csv a resume reads (a row is about 200 bytes: millions of evaluations)."""
+
+
 def _parse(path: Path) -> tuple[list[dict[str, str]], list[str]]:
     """The good rows of ``path`` and a description of each line left out."""
     if not path.exists():
         return [], []
-    text = path.read_bytes().decode("utf-8", errors="replace")
+    text = read_bounded(path, MAX_METRICS, "metrics file").decode("utf-8", errors="replace")
     problems = []
     if text and not text.endswith("\n"):  # every row append_rows writes ends in a line break
         cut = text.rfind("\n") + 1
