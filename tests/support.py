@@ -116,3 +116,47 @@ def check_recipe_resumes(main, config: Path, run: Path, output: str, shard_dir: 
     (run / "config.yaml").unlink()
     assert main(["--config", str(config), "--no-progress"]) == 2
     assert bad_shard in capsys.readouterr().err
+
+
+TINY_VALUE_RECIPE = """\
+recipe: value
+name: tiny
+runs_dir: {runs}
+seed: 3
+game:
+  num_players: 6
+  short_game: true
+positions:
+  shards: 2
+  games: {games}
+  share: 0.3
+  workers: {workers}
+fit:
+  hidden: [16]
+  epochs: 2
+  batch_size: 64
+  holdout: 0.2
+"""
+"""A value recipe of seconds (format it with runs, games and workers)."""
+
+TINY_TURN_RECIPE = """\
+recipe: turnnet
+name: tiny
+runs_dir: {runs}
+seed: 3
+labels:
+  teacher: search:4
+  lineups: [[heuristic, heuristic], [search:4, heuristic]]
+  shards: 2
+  games: 1
+  label_share: 0.3
+  workers: 1
+fit:
+  hidden: [8]
+  epochs: 2
+  holdout: 0.5
+eval:
+  games: 2
+  workers: 1
+"""
+"""A turnnet recipe of seconds (format it with runs)."""

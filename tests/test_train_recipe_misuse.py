@@ -28,6 +28,8 @@ from skipbo_env.rules import ConfigError
 
 pytest.importorskip("torch")
 
+from support import TINY_TURN_RECIPE, TINY_VALUE_RECIPE  # noqa: E402
+
 from skipbo_env.training import commands  # noqa: E402 - after the torch check
 from skipbo_env.training.fitting import FitPlan, fit_mlp  # noqa: E402
 from skipbo_env.training.recipe_settings import TurnNetConfig, ValueNetConfig  # noqa: E402
@@ -35,46 +37,7 @@ from skipbo_env.training.recipe_settings import TurnNetConfig, ValueNetConfig  #
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
-VALUE = """\
-recipe: value
-name: tiny
-runs_dir: {runs}
-seed: 3
-game:
-  num_players: 6
-  short_game: true
-positions:
-  shards: 2
-  games: {games}
-  share: 0.3
-  workers: {workers}
-fit:
-  hidden: [16]
-  epochs: 2
-  batch_size: 64
-  holdout: 0.2
-"""
 
-TURN = """\
-recipe: turnnet
-name: tiny
-runs_dir: {runs}
-seed: 3
-labels:
-  teacher: search:4
-  lineups: [[heuristic, heuristic], [search:4, heuristic]]
-  shards: 2
-  games: 1
-  label_share: 0.3
-  workers: 1
-fit:
-  hidden: [8]
-  epochs: 2
-  holdout: 0.5
-eval:
-  games: 2
-  workers: 1
-"""
 
 
 def one_error_line(capsys) -> str:
@@ -125,12 +88,12 @@ def finished_run(tmp: Path, text: str, shards: str, **values) -> Run:
 
 @pytest.fixture(scope="module")
 def value_run_once(tmp_path_factory):
-    return finished_run(tmp_path_factory.mktemp("value"), VALUE, "positions", games=30, workers=1)
+    return finished_run(tmp_path_factory.mktemp("value"), TINY_VALUE_RECIPE, "positions", games=30, workers=1)
 
 
 @pytest.fixture(scope="module")
 def turn_run_once(tmp_path_factory):
-    return finished_run(tmp_path_factory.mktemp("turn"), TURN, "labels")
+    return finished_run(tmp_path_factory.mktemp("turn"), TINY_TURN_RECIPE, "labels")
 
 
 @pytest.fixture
@@ -377,7 +340,7 @@ def alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_shard_workers_die_with_a_killed_recipe(tmp_path):
     config = tmp_path / "long.yaml"
-    config.write_text(VALUE.format(runs=tmp_path / "runs", games=5000, workers=2))
+    config.write_text(TINY_VALUE_RECIPE.format(runs=tmp_path / "runs", games=5000, workers=2))
     proc = subprocess.Popen([sys.executable, "train.py", "--config", str(config), "--no-progress"], cwd=ROOT, env=ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     below: set[int] = set()

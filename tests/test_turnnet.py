@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import check_recipe_resumes, choice_positions, rewrite_net_file
+from support import TINY_TURN_RECIPE, check_recipe_resumes, choice_positions, rewrite_net_file
 
 from skipbo_env.agents import CheckpointError, load_agent
 from skipbo_env.agents.turnnet import (
@@ -195,25 +195,6 @@ def test_views_of_other_rules_are_refused_but_who_deals_first_is_not(net_file):
 
 
 # ---------------------------------------------------------------------------- the recipe
-TINY = """recipe: turnnet
-name: tiny
-runs_dir: {runs}
-seed: 3
-labels:
-  teacher: search:4
-  lineups: [[heuristic, heuristic], [search:4, heuristic]]
-  shards: 2
-  games: 1
-  label_share: 0.3
-  workers: 1
-fit:
-  hidden: [8]
-  epochs: 2
-  holdout: 0.5
-eval:
-  games: 2
-  workers: 1
-"""
 
 
 def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
@@ -225,7 +206,7 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     from skipbo_env.training.recipe_settings import TurnNetConfig
 
     config = tmp_path / "tiny.yaml"
-    config.write_text(TINY.format(runs=tmp_path / "runs"))
+    config.write_text(TINY_TURN_RECIPE.format(runs=tmp_path / "runs"))
     assert commands.main(["--config", str(config), "--no-progress"]) == 0
     run = tmp_path / "runs" / "tiny"
     metrics = json.loads((run / "metrics.json").read_text())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import check_recipe_resumes, rewrite_net_file
+from support import TINY_VALUE_RECIPE, check_recipe_resumes, rewrite_net_file
 
 from skipbo_env.agents import CheckpointError, SearchAgent, SearchSettings, load_agent
 from skipbo_env.agents.netfile import MLP
@@ -156,25 +156,6 @@ def test_self_play_positions_carry_their_seat_and_winner():
     assert own[out["y"] == 1].mean() < own[out["y"] == 0].mean()
 
 
-TINY = """\
-recipe: value
-name: tiny
-runs_dir: {runs}
-seed: 3
-game:
-  num_players: 6
-  short_game: true
-positions:
-  shards: 2
-  games: 30
-  share: 0.3
-  workers: 1
-fit:
-  hidden: [16]
-  epochs: 2
-  batch_size: 64
-  holdout: 0.2
-"""
 
 
 def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
@@ -185,7 +166,7 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     from skipbo_env.training import commands
 
     config = tmp_path / "tiny.yaml"
-    config.write_text(TINY.format(runs=tmp_path / "runs"))
+    config.write_text(TINY_VALUE_RECIPE.format(runs=tmp_path / "runs", games=30, workers=1))
     assert commands.main(["--config", str(config), "--no-progress"]) == 0
     run = tmp_path / "runs" / "tiny"
     metrics = json.loads((run / "metrics.json").read_text())
