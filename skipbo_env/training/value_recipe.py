@@ -204,7 +204,6 @@ def stock_card_gain(net: MLP, obs: np.ndarray, game: GameConfig) -> float:
     less (its ``stock_size`` entry lowered by one card, at least 0; the stock top unchanged)."""
     at = observation_layout(game).start("seat0.stock_size")
     fewer = obs.copy()
-    assert game.stock_size is not None  # GameConfig fills in the table's default
     fewer[:, at] = np.maximum(fewer[:, at] - 1.0 / game.stock_size, 0.0)
     return float(np.mean(_sigmoid(net.scores(fewer)) - _sigmoid(net.scores(obs))))
 
