@@ -133,10 +133,6 @@ class ObservationFields:
         return next((s for s in self.seats[1:] if s.is_partner), None)
 
 
-def _card_of_slot(slot: int) -> int | None:
-    return None if slot == EMPTY_SLOT else slot + 1
-
-
 def _slot_of_card(card: int | None) -> int:
     return EMPTY_SLOT if card is None else card - 1
 

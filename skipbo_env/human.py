@@ -42,7 +42,6 @@ from .rules import (
     truncation_cause,
 )
 from .rules.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, PILE_COMPLETE
-from .rules.illegal import PARTNER_SOURCES
 from .rules.moves import CANONICAL
 
 Segment = str | tuple[str, str]
@@ -206,10 +205,6 @@ def parse_key(text: str) -> Move:
 # ================================================================ move meaning
 def _top(pile: Sequence[int]) -> int | None:
     return pile[-1] if pile else None
-
-
-def partner_source(move: Play) -> bool:
-    return move.source in PARTNER_SOURCES
 
 
 def _played_card(move: Play, view: SeatView, mover: int) -> int | None:

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots import AgentBase, as_agent
+from ..bots import AgentBase
 from ..episode import GameLoop, play_batched
 from ..extras import missing_extra
 from ..records import GameRecord, GameRecorder
@@ -220,7 +220,7 @@ def _agent(spec: str, config: GameConfig, seat: int, slot: int, allow_pickle: bo
     key = (spec, config, seat, slot)
     agent = _WORKER_AGENTS.get(key)
     if agent is None:
-        agent = as_agent(load_agent(spec, config, seed=None, allow_pickle=allow_pickle))
+        agent = load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
         _WORKER_AGENTS[(spec, config) if agent.batched else key] = agent
     return agent
 
