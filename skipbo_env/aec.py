@@ -64,7 +64,7 @@ from .episode import (
     terminal_rewards,
 )
 from .render import render_table
-from .rules import ConfigError, GameConfig, GameState, new_game
+from .rules import ConfigError, GameConfig, GameState, SeatView, new_game
 
 GAME_KEYS = tuple(f.name for f in dataclasses.fields(GameConfig))
 """Configuration keys that go to :class:`~skipbo_env.rules.GameConfig`."""
@@ -303,6 +303,29 @@ class raw_env(AECEnv):
         else:
             mask = self._no_moves.copy()
         return {"observation": encode_view(game.view(seat)), "action_mask": mask}
+
+    def seat_view(self, agent: str) -> SeatView:
+        """What ``agent``'s seat sees of the game now: the rules' :class:`~skipbo_env.rules.SeatView`.
+
+        The documented way to hand an agent that reads views (``reads_view``, such as
+        ``turn-2p`` or ``search``) its decision input from a PettingZoo loop::
+
+            action = agent.act_view(env.unwrapped.seat_view(name))
+
+        It is :meth:`GameState.view <skipbo_env.rules.GameState.view>` of the agent's seat:
+        the seat's own hand, every stock's top and size, every discard pile in full, the
+        building piles, the completed pile's cards, the other hands' sizes; never a hidden
+        card. :meth:`observe` encodes the same view as a vector. The view is a new frozen
+        value; later steps do not change it.
+
+        Raises:
+            ValueError: ``agent`` is not one of ``possible_agents``.
+            RuntimeError: called before ``reset``.
+        """
+        seat = self._seat.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return self._require_game().view(seat)
 
     def step(self, action: int | None) -> None:
         """Apply ``agent_selection``'s action id; a dead agent must pass ``None``.

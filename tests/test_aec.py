@@ -172,6 +172,8 @@ def test_calls_before_reset_fail_clearly():
     env = raw_env()
     with pytest.raises(RuntimeError, match="reset"):
         env.observe("player_0")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.seat_view("player_0")
     wrapped = skipbo_env.env()
     with pytest.raises(AttributeError, match="before reset"):
         _ = wrapped.agent_selection
@@ -487,6 +489,62 @@ def test_no_leak():
             assert env.infos == {a: {"turn": data["turn"]} for a in env.possible_agents}
             checked += 1
     assert checked >= 20 and completed_seen
+
+
+def test_seat_view_is_the_seats_view_of_the_game():
+    """``seat_view`` is ``GameState.view`` of the agent's seat, for every seat, as the game goes on."""
+    env = skipbo_env.env(num_players=3, turn_limit=30)
+    env.reset(seed=4)
+    raw = env.unwrapped
+    rng = np.random.default_rng(1)
+    for _agent in env.agent_iter(400):
+        for seat, name in enumerate(raw.possible_agents):
+            view = raw.seat_view(name)
+            assert view == raw.game.view(seat) and view.seat == seat
+            assert view.completed_cards == raw.game.view(seat).completed_cards
+        obs, _, terminated, truncated, _ = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(None if terminated or truncated else int(legal[rng.integers(len(legal))]))
+
+
+def test_seat_view_errors_name_the_problem():
+    env = raw_env(num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"unknown agent 'player_2'; agents are \['player_0', 'player_1'\]"):
+        env.seat_view("player_2")
+    with pytest.raises(ValueError, match="unknown agent 0"):
+        env.seat_view(0)
+
+
+def test_view_reading_agents_play_whole_games_from_seat_view():
+    """The documented call: ``agent.act_view(env.unwrapped.seat_view(name))`` for every decision."""
+    from skipbo_env.bots import make_bot
+
+    for config in (dict(num_players=2), dict(num_players=4, partner_game=True)):
+        env = skipbo_env.env(**config)
+        env.reset(seed=3)
+        game_config = env.unwrapped.config
+        bots = {name: make_bot("heuristic", game_config, seed=i) for i, name in enumerate(env.possible_agents)}
+        for name in env.agent_iter():
+            _, _, terminated, truncated, _ = env.last()
+            env.step(None if terminated or truncated else bots[name].act_view(env.unwrapped.seat_view(name)))
+        assert env.unwrapped.game.winner is not None  # a legal action every time, to a stock emptied (R22)
+
+
+def test_seat_view_shows_no_hidden_card():
+    """Shuffling the cards a seat cannot see leaves its seat view unchanged (R3, R4)."""
+    rng = np.random.default_rng(2)
+    checked = 0
+    for data in leak_test_states():
+        config = GameConfig.from_dict(data["config"])
+        env = raw_env(**config.to_dict())
+        for seat in range(config.num_players):
+            env.reset(options={"state": data})
+            before = env.seat_view(agent_of(seat))
+            env.reset(options={"state": hidden_permutation(data, seat, rng)})
+            assert env.seat_view(agent_of(seat)) == before, f"seat {seat}'s view holds hidden cards"
+            checked += 1
+    assert checked >= 20
 
 
 def test_no_leak_check_can_fail():
