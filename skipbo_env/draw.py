@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .extras import missing_extra
-from .render import game_status
+from .render import game_status, seat_tag
 from .rules import WILD, GameConfig, GameState, SeatView, card_name
 
 # ---------------------------------------------------------------- look
@@ -96,7 +96,8 @@ class Layout:
 
     Seats are rows in seat order, top to bottom, in both the view and the full
     table, so the two frames of one position differ only where cards are
-    hidden (and in the header's title).
+    hidden, in the header's title, and in a partner game in the tag of the
+    viewer's partner ("partner" in the view, its team in the full table).
     """
 
     num_players: int
@@ -176,9 +177,11 @@ class _Table:
     winner: int | None
     truncated: bool
     title: str
+    seat: int | None
+    """The seat whose view this is (``None``: the full table)."""
 
 
-def _table(view: SeatView, hands: tuple[tuple[int, ...] | int, ...], title: str) -> _Table:
+def _table(view: SeatView, hands: tuple[tuple[int, ...] | int, ...], title: str, seat: int | None) -> _Table:
     return _Table(
         config=view.config,
         hands=hands,
@@ -193,19 +196,20 @@ def _table(view: SeatView, hands: tuple[tuple[int, ...] | int, ...], title: str)
         winner=view.winner,
         truncated=view.truncated,
         title=title,
+        seat=seat,
     )
 
 
 def draw_view(view: SeatView) -> np.ndarray:
     """The table as ``view.seat`` sees it: its own hand face up, every other hand as backs."""
     hands = tuple(view.hand if s == view.seat else view.hand_sizes[s] for s in range(view.num_players))
-    return _paint(_table(view, hands, f"player_{view.seat}'s view"))
+    return _paint(_table(view, hands, f"player_{view.seat}'s view", view.seat))
 
 
 def draw_state(state: GameState) -> np.ndarray:
     """The full table: every hand face up (for debugging, replays and videos)."""
     views = [state.view(s) for s in range(state.config.num_players)]
-    return _paint(_table(views[0], tuple(v.hand for v in views), "full table"))
+    return _paint(_table(views[0], tuple(v.hand for v in views), "full table", None))
 
 
 def draw_table(state: GameState, seat: int | None = None) -> np.ndarray:
@@ -313,9 +317,9 @@ def _paint(table: _Table) -> np.ndarray:
         row = layout.row_box(seat)
         if (seat == table.current and table.winner is None and not table.truncated) or seat in winners:
             draw.rounded_rectangle((row[0] + 4, row[1] + 2, row[2] - 5, row[3] - 3), radius=8, outline=HIGHLIGHT, width=2)
-        tags = []
-        if config.partner_game:
-            tags.append(f"team {config.team(seat) + 1}")
+        # the header's title names the viewing seat, so its own row is tagged as in the full table
+        tag = seat_tag(config, seat, None if seat == table.seat else table.seat)
+        tags = [tag] if tag else []
         if seat in winners:
             tags.append("winner")
         elif seat == table.current and not (table.winner is not None or table.truncated):

@@ -26,12 +26,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from .render import seat_tag
 from .rules import (
     END_TURN,
     NUMBERS,
     WILD,
     Discard,
     EndTurn,
+    GameConfig,
     GameState,
     Move,
     Play,
@@ -350,11 +352,21 @@ def seat_name(seat: int, labels: Sequence[str], me: int | None = None) -> str:
     return "you" if seat == me else f"player_{seat} ({labels[seat]})"
 
 
+def seating_text(config: GameConfig, me: int, labels: Sequence[str]) -> str:
+    """Who the person plays with and against: ``You are player_0; partner: player_2 (greedy);
+    opponents: player_1 (greedy), player_3 (greedy).`` (a partner game, R27) or
+    ``You are player_0; opponents: player_1 (heuristic).``"""
+    partner = config.partner(me)
+    others = ", ".join(seat_name(s, labels) for s in range(config.num_players) if s not in (me, partner))
+    with_partner = "" if partner is None else f"partner: {seat_name(partner, labels)}; "
+    return f"You are player_{me}; {with_partner}opponents: {others}."
+
+
 def table_of_view(view: SeatView, labels: Sequence[str]) -> Table:
     """The table as ``view.seat`` sees it: nothing but the seat view is read."""
     rows = []
     for seat in (*view.opponents(), view.seat):
-        tag = "you" if seat == view.seat else "partner" if seat == view.partner else ""
+        tag = seat_tag(view.config, seat, view.seat)
         rows.append(
             SeatRow(seat, labels[seat], tag, view.stock_tops[seat], view.stock_sizes[seat], None,
                     view.hand_sizes[seat], view.discard_piles[seat])
@@ -370,7 +382,7 @@ def table_of_state(state: GameState, labels: Sequence[str], me: int | None = Non
     cfg = state.config
     rows = []
     for seat in range(cfg.num_players):
-        tag = "you" if seat == me else f"team {cfg.team(seat) + 1}" if cfg.partner_game else ""
+        tag = seat_tag(cfg, seat, me)
         stock = state.stocks[seat]
         rows.append(
             SeatRow(seat, labels[seat], tag, _top(stock), len(stock), tuple(state.hand_cards(seat)),

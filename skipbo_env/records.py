@@ -13,6 +13,9 @@ Format (``"format": "skipbo-record"``, version 1)::
 The initial state holds the deal and the game's generator, so replaying the
 moves reproduces every reshuffle (R19) and ends in the same final state.
 ``result`` is informative; :meth:`GameRecord.from_dict` checks it against the replay.
+Like every machine format of the package, a record counts from 0: seats, pile numbers in the
+move dicts, and ``turns`` (the rules' turn counter at the end: a game won in its 58th turn
+says 57). What people read counts turns and piles from 1 (:mod:`skipbo_env.render`).
 """
 
 from __future__ import annotations

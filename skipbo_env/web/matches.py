@@ -22,8 +22,6 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from ..agents import agent_label, derive_seed
 from ..bots import AgentBase, as_agent
 from ..encoding import decode_action, encode_action, num_actions
@@ -39,6 +37,22 @@ MAX_STEPS_KEPT = 400
 """Steps a game keeps for browsers to animate; a browser further behind gets the current table."""
 MAX_ADVANCE = 50
 """Agent moves one watch-mode request may ask for."""
+
+
+def match_deal(config: GameConfig, seed: int, game_no: int, first: int | None = None) -> GameState:
+    """Game ``game_no`` (from 0) of a match of seed ``seed``.
+
+    Game 0 is ``new_game(config, seed=seed)``: the deal of ``skipbo play --seed SEED`` and
+    ``skipbo demo --seed SEED``, so the same seed deals the same game at the terminal and in the
+    browser. Later games pass the deal left (R9) from game 0's first player ``first`` and are
+    dealt from the seed ``derive_seed(seed, game_no, 0)``.
+    """
+    if game_no == 0:
+        return new_game(config, seed=seed)
+    if first is None:
+        raise ValueError(f"game {game_no} of a match needs the first game's first player")
+    game_config = dataclasses.replace(config, first_player=(first + game_no) % config.num_players)
+    return new_game(game_config, seed=derive_seed(seed, game_no, 0))
 
 
 class WebError(Exception):
@@ -62,11 +76,12 @@ class WebGame:
     """A match of games played in the browser.
 
     Args:
-        config: the game's configuration (first player: the deal's own draw, then passing left).
+        config: the game's configuration (the games are dealt by :func:`match_deal`).
         specs: one per seat: ``"human"`` or an agent spec the loader accepts.
         load: ``load(spec, config, seed)`` builds an agent (the app passes
             :func:`skipbo_env.agents.load_agent` with its pickle setting).
-        seed: seed of the match (deals and agents).
+        seed: seed of the match: deals (:func:`match_deal`) and agents (seat ``s``: ``derive_seed(seed, s, bits=32)``,
+            as at the terminal).
         target: points that win the match (R25).
         seed_shown: whether answers show the seed from the start (the person chose it); a seed
             the server drew rebuilds every deal of the match, so it is shown when the match is over.
@@ -87,7 +102,6 @@ class WebGame:
         self.seed, self.target, self.seed_shown = seed, target, seed_shown
         self.lock = threading.Lock()
         self.touched = time.monotonic()
-        self._rng = np.random.default_rng(seed)
         self._load = load
         self.agents: dict[int, AgentBase] = {}
         """The agent of each agent seat (human seats have none)."""
@@ -97,15 +111,17 @@ class WebGame:
         self.scores = [0] * config.num_teams
         self.history: list[list[int]] = []
         self.game_no = -1
-        self.first = int(self._rng.integers(config.num_players)) if config.first_player is None else config.first_player
+        self.first: int | None = None
+        """The first player of the match's first game (later games pass the deal left, R9)."""
         self.error: str | None = None
         self._deal()
 
     # ------------------------------------------------------------ games of the match
     def _deal(self) -> None:
         self.game_no += 1
-        game_config = dataclasses.replace(self.config, first_player=(self.first + self.game_no) % self.config.num_players)
-        self.state: GameState = new_game(game_config, seed=int(self._rng.integers(2**63)))
+        self.state: GameState = match_deal(self.config, self.seed, self.game_no, self.first)
+        if self.first is None:
+            self.first = self.state.current
         self.recorder: GameRecorder = GameRecord.start(self.state, self.labels)
         self.steps: deque[Step] = deque(maxlen=MAX_STEPS_KEPT)
         self.step_count = 0

@@ -21,6 +21,7 @@ from typing import Any
 from ..encoding import encode_action
 from ..human import describe_move, move_key, seat_name, status_text
 from ..records import GameRecord, result_of
+from ..render import seat_tag
 from ..rules import WILD, Discard, EndTurn, GameState, Move, Play, SeatView, Source, game_points
 
 SOURCE_NAMES = {
@@ -41,16 +42,6 @@ def card(value: int | None) -> str | None:
 
 def cards(values: Sequence[int]) -> list[str | None]:
     return [card(v) for v in values]
-
-
-def _tag(config: Any, seat: int, me: int | None) -> str:
-    if seat == me:
-        return "you"
-    if me is not None and config.partner(me) == seat:
-        return "partner"
-    if config.partner_game:
-        return f"team {config.team(seat) + 1}"
-    return ""
 
 
 def _common(config: Any, labels: Sequence[str], me: int | None) -> dict[str, Any]:
@@ -74,7 +65,7 @@ def seat_table(view: SeatView, labels: Sequence[str]) -> dict[str, Any]:
             "seat": s,
             "name": seat_name(s, labels, me),
             "label": labels[s],
-            "tag": _tag(config, s, me),
+            "tag": seat_tag(config, s, me),
             "stock_top": card(view.stock_tops[s]),
             "stock_size": view.stock_sizes[s],
             "hand_size": view.hand_sizes[s],
@@ -107,7 +98,7 @@ def full_table(state: GameState, labels: Sequence[str]) -> dict[str, Any]:
             "seat": s,
             "name": seat_name(s, labels),
             "label": labels[s],
-            "tag": _tag(config, s, None),
+            "tag": seat_tag(config, s),
             "stock_top": card(stock[-1] if stock else None),
             "stock_size": len(stock),
             "hand_size": state.hand_size(s),
