@@ -34,15 +34,17 @@ import numpy as np
 from gymnasium import spaces
 
 from .aec import AEC_DEFAULTS, RENDER_FPS, RENDER_MODES, check_seed, parse_config, raw_env
-from .bots import make_bot
+from .bots import AgentBase
 from .draw import TableWindow, draw_table
 from .encoding import num_actions, observation_layout
 from .episode import (
     ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
+    GameLoop,
     check_illegal_action,
     check_learner_seat,
+    load_opponent,
     opponent_specs,
     redeal_error,
 )
@@ -66,11 +68,14 @@ class SkipBoSingleEnv(gymnasium.Env):
     * ``opponents``: one spec per other seat, listed from the learner's left
       (the seat after the learner first; in the partner game entry
       ``n/2 - 1`` is the learner's partner), or a single spec for all. A spec
-      is a scripted agent name from :data:`skipbo_env.bots.BOTS` (``"random"``,
-      ``"greedy"``, ``"heuristic"``; built with :func:`skipbo_env.bots.make_bot`
-      and reseeded from the env's generator on every reset) or any object with
-      ``act(observation) -> int`` (used as given; it owns its randomness).
-      Default ``"random"``.
+      is an agent name or file that :func:`skipbo_env.agents.load_agent` knows
+      (``"random"``, ``"greedy"``, ``"heuristic"``, ``"ppo-2p"``, ``"turn-2p"``,
+      ``"search"``, ``"search:W:C"``, the path of an agent file; built by
+      :func:`skipbo_env.episode.load_opponent` and reseeded from the env's generator
+      on every reset) or any object with ``act(observation) -> int`` (used as
+      given; it owns its randomness). An agent that reads views (``reads_view``)
+      is asked with its seat's :class:`~skipbo_env.rules.SeatView`, any other with
+      its seat's observation dict. Default ``"random"``.
     * ``learner_seat``: the learner's seat, or ``None`` (default) for a
       random seat each episode, drawn from the env's generator.
     * ``illegal_action``: ``"raise"`` or ``"lose"``, see the module docstring.
@@ -100,7 +105,7 @@ class SkipBoSingleEnv(gymnasium.Env):
         self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
         self.action_space = spaces.Discrete(num_actions(game_config))
         self.learner_seat: int | None = None
-        self._opponent_at: dict[int, Any] = {}
+        self._opponent_at: dict[int, AgentBase] = {}
         self._mask: np.ndarray | None = None
         self._over = True
         self._redeals = 0
@@ -195,8 +200,10 @@ class SkipBoSingleEnv(gymnasium.Env):
         Training uses it to draw new opponents each episode (see skipbo_env/training/envs.py).
         """
         specs = opponent_specs(specs, self.config)
-        self.opponents = [make_bot(s, self.config) if isinstance(s, str) else s for s in specs]
-        self._opponent_names = [s if isinstance(s, str) else None for s in specs]
+        self.opponents: list[AgentBase] = [
+            s if isinstance(s, AgentBase) else load_opponent(s, self.config, i) for i, s in enumerate(specs)
+        ]
+        self._opponent_names = [None if isinstance(s, AgentBase) else str(s) for s in specs]
 
     def _current_mask(self) -> np.ndarray:
         """The learner's int8 mask as of the last observation (all zeros once the episode is over)."""
@@ -274,10 +281,11 @@ class SkipBoSingleEnv(gymnasium.Env):
         aec, game = self.aec, self._game
         learner = aec.possible_agents[self._learner]
         reward = 0.0
+        loop = GameLoop(game, [self._opponent_at.get(seat) for seat in range(self.config.num_players)])
         while not game.is_over and aec.agent_selection != learner:
             agent = aec.agent_selection
-            opponent = self._opponent_at[game.current]
-            action = opponent.act(aec.observe(agent))
+            opponent = loop.agent()
+            action = loop.ask()  # the seat's view or its observation, as the agent declares
             try:
                 aec.step(action)
             except (IllegalMoveError, ValueError) as exc:

@@ -26,7 +26,7 @@ its old name. See docs/agents.md and docs/architecture.md.
 from __future__ import annotations
 
 from ..bots import GreedyAgent, HeuristicAgent, RandomAgent, ScriptedAgent
-from ..bots.protocol import Agent, AgentBase, as_agent, view_observation
+from ..bots.protocol import Agent, AgentBase, NeedsViewError, as_agent, view_observation
 from .modelfile import CheckpointError
 from .ppo import PPOAgent
 from .registry import (
@@ -50,6 +50,7 @@ __all__ = [
     "CheckpointError",
     "GreedyAgent",
     "HeuristicAgent",
+    "NeedsViewError",
     "PPOAgent",
     "RandomAgent",
     "ScriptedAgent",

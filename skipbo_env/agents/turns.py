@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
-from ..bots.protocol import AgentBase
+from ..bots.protocol import AgentBase, NeedsViewError
 from ..encoding import encode_action, fields_from_view
 from ..rules import WILD, GameConfig, Move, Play, SeatView, Source
 from ..rules.moves import DISCARDS, Discard
@@ -126,11 +126,7 @@ class TurnAgent(AgentBase):
         self._expect: SeatView | None = None
 
     def act(self, observation: Mapping[str, Any]) -> int:
-        raise ValueError(
-            f"the {self.name} agent needs the seat's full view: call act_view(state.view(seat)) "
-            "(the observation vector does not hold the discard piles below their top two cards "
-            "nor the completed pile)"
-        )
+        raise NeedsViewError(self.name)
 
     def act_view(self, view: SeatView) -> int:
         """The action id (:func:`skipbo_env.encoding.encode_action`) to play in ``view``."""

@@ -19,7 +19,9 @@ object for methods:
 * ``batched``: the loop collects every game where the agent is to move and calls
   ``act_batch`` once (a network: one forward pass);
 * ``reads_view``: the loop calls ``act_view`` (scripted agents, the search agent, the turn
-  network: they read the view directly and never build a vector); otherwise ``act``.
+  network: they read the view directly and never build a vector); otherwise ``act``. An agent
+  that decides only from the view (the search, the turn network) raises
+  :class:`NeedsViewError` from ``act``, naming ``act_view`` and where a view comes from.
 """
 
 from __future__ import annotations
@@ -38,6 +40,22 @@ class Agent(Protocol):
     """Anything that picks an action id from the observation dict of the seat to move."""
 
     def act(self, observation: Mapping[str, Any]) -> int: ...
+
+
+class NeedsViewError(ValueError):
+    """An agent that decides from its seat's full view (``reads_view``) was handed an observation dict.
+
+    The observation vector does not hold everything such an agent reads (the discard piles
+    below their top two cards, the completed pile). The message says where the view comes from.
+    """
+
+    def __init__(self, agent: str) -> None:
+        super().__init__(
+            f"the {agent} agent decides from its seat's full view, which the observation vector does not hold "
+            "(the discard piles below their top two cards, the completed pile): call act_view(view) with "
+            "the seat's view: env.unwrapped.seat_view(agent) in a PettingZoo loop, state.view(seat) for a "
+            "GameState; as an env opponent or in a tournament, name the agent and the env asks it so"
+        )
 
 
 def view_observation(view: SeatView) -> dict[str, Any]:

@@ -8,7 +8,8 @@ the batched learner (:mod:`skipbo_env.vector.learner`) and behaviour-cloning dat
   others, 0 when truncated) and the optional stock-card shaping;
 * :mod:`~skipbo_env.episode.options`: the illegal-action modes (``"raise"``, ``"lose"``), the
   env flags, the learner's seat, and the redeal cap with its error;
-* :mod:`~skipbo_env.episode.opponent_specs`: one opponent spec per other seat;
+* :mod:`~skipbo_env.episode.opponent_specs`: one opponent spec per other seat, and the agent a
+  name stands for (:func:`load_opponent`, through the agent registry);
 * :mod:`~skipbo_env.episode.loop`: the one game loop (:class:`GameLoop`, stepped a decision at
   a time; :func:`decisions`, its generator form; :func:`play_batched`, many games in lockstep),
   which imitation data, tournaments, terminal play, the browser table and benchmarks drive.
@@ -18,7 +19,7 @@ errors word it too.
 """
 
 from .loop import AgentError, Decision, GameLoop, decisions, play_batched
-from .opponent_specs import opponent_specs
+from .opponent_specs import load_opponent, opponent_specs
 from .options import (
     ILLEGAL_ACTION_MODES,
     MAX_REDEALS,
@@ -53,6 +54,7 @@ __all__ = [
     "check_learner_seat",
     "decisions",
     "is_shaped_move",
+    "load_opponent",
     "opponent_specs",
     "play_batched",
     "redeal_error",

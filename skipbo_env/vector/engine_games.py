@@ -14,12 +14,12 @@ them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..bots.protocol import as_agent
+from ..bots.protocol import AgentBase, as_agent
 from ..episode import AgentError
 from ..rules import GameState
 from .compiled_heuristic import PlanCache
@@ -29,6 +29,44 @@ IN_ENGINE: dict[str, SeatKind] = {"random": SeatKind.RANDOM, "greedy": SeatKind.
 """Scripted agents the engine replays, by name: their seat kind."""
 OUTSIDE = SeatKind.OUTSIDE
 """Kind of a seat whose agent acts from outside the kernels (``act_batch``)."""
+
+
+def outside_actions(
+    engine: BatchEngine, rows: np.ndarray, agents: Sequence[AgentBase], who: Callable[[int, int], str]
+) -> np.ndarray:
+    """The actions of agents playing outside the kernels: ``agents[i]`` is to move in game ``rows[i]``.
+
+    Each agent is asked as it declares (:mod:`skipbo_env.bots.protocol`), as the rules-core loop
+    asks it (:func:`skipbo_env.episode.play_batched`): a ``batched`` agent once for all its games
+    (``act_batch`` of their observation dicts; one object may sit in many games); a ``reads_view``
+    agent with its seat's view of the game (``act_view``; :meth:`BatchEngine.to_state` gives the
+    game, :meth:`~skipbo_env.rules.GameState.view` what the seat sees); any other with its seat's
+    observation dict (``act``). The actions are checked against the seats' masks.
+
+    Raises:
+        AgentError: an action that is not a legal move, naming ``who(game, seat)``.
+    """
+    seats = engine.current[rows]
+    masks = engine.masks()[rows]
+    obs = engine.observe_rows(rows, seats)
+    actions = np.empty(rows.size, np.int64)
+    groups: dict[int, tuple[AgentBase, list[int]]] = {}
+    for i, agent in enumerate(agents):
+        if agent.batched:
+            groups.setdefault(id(agent), (agent, []))[1].append(i)
+        elif agent.reads_view:
+            actions[i] = agent.act_view(engine.to_state(int(rows[i])).view(int(seats[i])))
+        else:
+            actions[i] = agent.act({"observation": obs[i], "action_mask": masks[i]})
+    for agent, items in groups.values():
+        chosen = np.asarray(agent.act_batch([{"observation": obs[i], "action_mask": masks[i]} for i in items]))
+        if chosen.shape != (len(items),):
+            raise AgentError(f"{agent!r}: act_batch returned {chosen.shape} actions for {len(items)} games")
+        actions[items] = chosen
+    for i, a in enumerate(actions.tolist()):
+        if not (0 <= a < engine.num_actions and masks[i, a]):
+            raise AgentError(f"{who(int(rows[i]), int(seats[i]))} chose action {a}, which is not a legal move here")
+    return actions
 
 
 def play_engine_games(
@@ -70,33 +108,24 @@ def play_engine_games(
             if kind_arr[g, seat] in IN_ENGINE.values():
                 apcg[g * n + seat] = pcg_words(np.random.PCG64(int(seeds[g][seat])).state)
     plans = PlanCache(count, n)
+
+    def who(g: int, seat: int) -> str:
+        return f"game {g}: player_{seat}" + (f" ({names[g][seat]})" if names is not None else "")
+
     while True:
         engine.advance_seated(kind_arr, apcg, plans)
         rows = np.flatnonzero(~engine.done)
         if rows.size == 0:
             break
-        seats = engine.current[rows]
-        masks = engine.masks()[rows]
-        obs = engine.observe_rows(rows, seats)
-        groups: dict[int, tuple[Any, list[int]]] = {}
-        for i, (g, seat) in enumerate(zip(rows.tolist(), seats.tolist(), strict=True)):
+        agents = []
+        for g, seat in zip(rows.tolist(), engine.current[rows].tolist(), strict=True):
             agent = None if outside[g][seat] is None else as_agent(outside[g][seat])
             if agent is None or not agent.batched:
                 raise ValueError(f"game {g}: seat {seat} has no in-engine kind and no batched agent")
-            groups.setdefault(id(agent), (agent, []))[1].append(i)
-        actions = np.empty(rows.size, np.int64)
-        for agent, items in groups.values():
-            chosen = np.asarray(agent.act_batch([{"observation": obs[i], "action_mask": masks[i]} for i in items]))
-            if chosen.shape != (len(items),):
-                raise AgentError(f"{agent!r}: act_batch returned {chosen.shape} actions for {len(items)} games")
-            for i, a in zip(items, chosen.tolist(), strict=True):
-                if not (0 <= a < engine.num_actions and masks[i, a]):
-                    g, seat = int(rows[i]), int(seats[i])
-                    who = f"player_{seat}" + (f" ({names[g][seat]})" if names is not None else "")
-                    raise AgentError(f"game {g}: {who} chose action {a}, which is not a legal move here")
-                actions[i] = a
+            agents.append(agent)
+        actions = outside_actions(engine, rows, agents, who)
         engine.step(actions, rows=rows)
     return [engine.to_state(g) for g in range(count)]
 
 
-__all__ = ["IN_ENGINE", "OUTSIDE", "play_engine_games"]
+__all__ = ["IN_ENGINE", "OUTSIDE", "outside_actions", "play_engine_games"]

@@ -10,11 +10,13 @@ rewards, re-deals, illegal-action modes), for B games at once, over the same epi
   is the learner's partner), or one spec for all. ``"random"`` and
   ``"greedy"`` and ``"heuristic"`` are compiled into the engine and play whole turns inside one
   kernel call (each heuristic seat of each game keeps its own plan, as a
-  Python heuristic agent per game would); any other name from :data:`skipbo_env.bots.BOTS` (built with
-  :func:`skipbo_env.bots.make_bot`) or any object with ``act(observation) -> int`` is
-  called from Python with the AEC observation dict of the seat to move
-  (``{"observation": float32 vector, "action_mask": int8 mask}``). One
-  object serves its seat in every game of the batch.
+  Python heuristic agent per game would); any other agent name or file
+  (built by :func:`skipbo_env.episode.load_opponent`: ``"ppo-2p"``, ``"turn-2p"``,
+  ``"search:W:C"``, an agent file, ...) or any object with ``act(observation) -> int`` plays
+  from Python, asked as it declares (:func:`~skipbo_env.vector.engine_games.outside_actions`):
+  a batched agent once for all its games (``act_batch``), a view-reading agent with its seat's
+  view (``act_view``), any other with its seat's observation dict (``act``). One object serves
+  its seat in every game of the batch; a named one is seeded from the batch's seed.
 * ``learner_seat``: a fixed seat, or ``None`` for a seat drawn for every new
   game from the batch's generator.
 * Reward: the learner's own, +1 when its side wins (partner game: its team),
@@ -34,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots import make_bot
+from ..bots import AgentBase
 from ..episode import (
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
@@ -42,14 +44,16 @@ from ..episode import (
     check_flag,
     check_illegal_action,
     check_learner_seat,
+    load_opponent,
     opponent_specs,
     redeal_error,
     shaped_actions,
     terminal_rewards,
 )
-from ..rules import GameConfig, IllegalMoveError
+from ..rules import GameConfig
 from .compiled_heuristic import PlanCache
 from .engine import AGENT_KINDS, BatchEngine, SeatKind
+from .engine_games import outside_actions
 
 ENGINE_OPPONENTS = {**AGENT_KINDS, "heuristic": SeatKind.HEURISTIC}
 """Opponents played inside the kernels, by name: random, greedy, and the heuristic (one plan
@@ -78,22 +82,24 @@ class StepResult:
     """Per game: the learner's seat in the game this step was played in (before any autoreset)."""
 
 
-def _opponent_kinds(specs: Any, config: GameConfig, seed_seq: np.random.SeedSequence):
-    """(kind per relative seat, callback agent per relative seat) from the opponents spec."""
+def _opponent_kinds(
+    specs: Any, config: GameConfig, seed_seq: np.random.SeedSequence
+) -> tuple[np.ndarray, dict[int, AgentBase]]:
+    """(kind per relative seat, agent per relative seat played from Python) from the opponents spec."""
     n = config.num_players
-    specs = opponent_specs(specs, config)
+    checked = opponent_specs(specs, config)
     kinds = np.full(n, SeatKind.LEARNER, np.int64)
-    callbacks: dict[int, Any] = {}
+    callbacks: dict[int, AgentBase] = {}
     seeds = seed_seq.spawn(n - 1)
-    for k, spec in enumerate(specs):
+    for k, spec in enumerate(checked):
         rel = k + 1
-        if isinstance(spec, str):
-            if spec in ENGINE_OPPONENTS:
-                kinds[rel] = ENGINE_OPPONENTS[spec]
-                continue
-            callbacks[rel] = make_bot(spec, config, seed=int(seeds[k].generate_state(1)[0]))
-        else:
+        if isinstance(spec, AgentBase):
             callbacks[rel] = spec
+        elif isinstance(spec, str) and spec in ENGINE_OPPONENTS:
+            kinds[rel] = ENGINE_OPPONENTS[spec]
+            continue
+        else:
+            callbacks[rel] = load_opponent(spec, config, k, seed=int(seeds[k].generate_state(1)[0]))
         kinds[rel] = SeatKind.OUTSIDE
     return kinds, callbacks
 
@@ -240,18 +246,15 @@ class LearnerBatch:
             waiting = np.flatnonzero(~eng.done & (self.seat_kind[rel] == SeatKind.OUTSIDE))
             if not waiting.size:
                 return
-            masks = eng.masks()
-            seats = current[waiting]
-            obs = eng.observe_rows(waiting, seats)
-            actions = np.empty(waiting.size, np.int64)
-            for i, b in enumerate(waiting.tolist()):
-                agent = self.callbacks[int(rel[b])]
-                actions[i] = agent.act({"observation": obs[i], "action_mask": masks[b].copy()})
-            try:
-                eng.step(actions, rows=waiting)
-            except (IllegalMoveError, ValueError) as exc:
-                raise RuntimeError(f"an opponent chose an illegal action: {exc}") from exc
+            agents = [self.callbacks[int(r)] for r in rel[waiting].tolist()]
+            actions = outside_actions(eng, waiting, agents, self._opponent_label)
+            eng.step(actions, rows=waiting)
             self.decisions += waiting.size
+
+    def _opponent_label(self, game: int, seat: int) -> str:
+        """How an error names the opponent playing ``seat`` in game ``game``."""
+        agent = self.callbacks[int((seat - self.learner[game]) % self.config.num_players)]
+        return f"game {game}: opponent {agent!r} playing player_{seat}"
 
     def _finish_observations(self) -> np.ndarray:
         """Fresh learner observations of every game, and the masks behind :meth:`action_masks`."""
