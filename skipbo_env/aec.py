@@ -65,6 +65,7 @@ from .episode import (
 )
 from .render import render_table
 from .rules import ConfigError, GameConfig, GameState, SeatView, new_game
+from .state_vector import encode_state, state_layout
 
 GAME_KEYS = tuple(f.name for f in dataclasses.fields(GameConfig))
 """Configuration keys that go to :class:`~skipbo_env.rules.GameConfig`."""
@@ -213,6 +214,7 @@ class raw_env(AECEnv):
 
     Attributes:
         config: the game's :class:`GameConfig`.
+        state_space: the ``Box`` of :meth:`state` vectors (docs/state-vector.md).
         game: the current :class:`GameState` (``None`` before the first
             reset). Read it, never change it: moves go through :meth:`step`.
     """
@@ -246,6 +248,8 @@ class raw_env(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(num_actions(self.config)) for agent in self.possible_agents}
+        table = state_layout(self.config)
+        self.state_space = spaces.Box(table.low, table.high, dtype=np.float32)
         self.game: GameState | None = None
         self._np_random: np.random.Generator | None = None
         self._no_moves = np.zeros(num_actions(self.config), dtype=np.int8)
@@ -303,6 +307,18 @@ class raw_env(AECEnv):
         else:
             mask = self._no_moves.copy()
         return {"observation": encode_view(game.view(seat)), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The whole table as a float32 vector, for centralised critics (docs/state-vector.md).
+
+        :func:`skipbo_env.state_vector.encode_state` of the game: every hand, stock and
+        discard pile in absolute seats, hidden cards included, so never hand it to a seat's
+        policy. It lies in :attr:`state_space`; the array is new.
+
+        Raises:
+            RuntimeError: called before ``reset``.
+        """
+        return encode_state(self._require_game())
 
     def seat_view(self, agent: str) -> SeatView:
         """What ``agent``'s seat sees of the game now: the rules' :class:`~skipbo_env.rules.SeatView`.
