@@ -74,9 +74,10 @@ def test_every_shipped_agent_declares_how_the_game_loops_ask_it(spec, batched, r
 
 def test_agent_registry_and_errors():
     config = GameConfig()
-    assert set(AGENTS) == {"random", "greedy", "heuristic"}
+    assert set(AGENTS) == {"random", "greedy", "heuristic", "stock-chaser", "hand-emptier", "blocker", "high-first"}
     assert isinstance(load_agent("heuristic", config, 0), HeuristicAgent)
-    with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, ppo-2p, turn-2p, search, or the path"):
+    with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, stock-chaser, hand-emptier, blocker, high-first, ppo-2p, "
+                       r"turn-2p, search, or the path"):
         load_agent("nope", config)
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         make_agent("nope", config)

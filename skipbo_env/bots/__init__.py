@@ -8,7 +8,9 @@ agent protocol ``act(observation) -> int``:
 * ``greedy``: stock first, then other plays, then a discard
   (:class:`GreedyAgent`, rules in :mod:`skipbo_env.bots.greedy`);
 * ``heuristic``: a planner over the plays of the cards it can see
-  (:class:`HeuristicAgent`, :mod:`skipbo_env.bots.heuristic`).
+  (:class:`HeuristicAgent`, :mod:`skipbo_env.bots.heuristic`);
+* ``stock-chaser``, ``hand-emptier``, ``blocker``, ``high-first``: players of distinct
+  styles over one shared turn search (:mod:`skipbo_env.bots.styles`, docs/opponents.md).
 
 :func:`make_bot` builds one by name; the envs use it for opponent names and
 :mod:`skipbo_env.agents` adds trained agents on top (docs/agents.md).
@@ -20,11 +22,13 @@ from ..rules import GameConfig
 from .base import GreedyAgent, RandomAgent, ScriptedAgent
 from .heuristic import HeuristicAgent
 from .protocol import Agent, AgentBase, as_agent, view_observation
+from .styles import STYLES
 
 BOTS: dict[str, type[ScriptedAgent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
+    **STYLES,
 }
 """Scripted agents by name."""
 
