@@ -1,6 +1,7 @@
 """Train a MaskablePPO agent: the repository's script for ``skipbo train`` (skipbo_env/training/commands.py).
 
-    python train.py --config configs/quick.yaml
+    python train.py --config quick              # a shipped configuration (configs/quick.yaml)
+    python train.py --config configs/quick.yaml  # the same, as a file
     python train.py --resume runs/default
     python train.py --export runs/default/best.zip my_agent.safetensors --allow-pickle
 """

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .extras import HelpFormatter, docs_url
 from .rules import ConfigError, GameConfig, new_game
 
 
@@ -68,10 +69,13 @@ def best_rate(run: Callable[[], int], repeats: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="skipbo bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=2, help="players per game (default 2)")
+    parser = argparse.ArgumentParser(prog="skipbo bench", formatter_class=HelpFormatter,
+                                     description="Quick throughput figures of this machine: random legal play, "
+                                                 "one process, the best of --repeats timed runs.",
+                                     epilog=f"Measured figures of every interface: {docs_url('performance')}")
+    parser.add_argument("--players", type=int, default=2, help="players per game, 2-6 (default 2)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure, best kept (default 3)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random play (default 0)")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1, got {args.repeats}")

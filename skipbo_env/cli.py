@@ -1,6 +1,7 @@
 """``skipbo``: the command line installed with the package.
 
-    skipbo train --config my.yaml          train a MaskablePPO agent (train extra)
+    skipbo train --config quick            train a MaskablePPO agent (train extra)
+    skipbo train --list-configs            the shipped configurations, by name
     skipbo evaluate --agents ppo-2p greedy tournaments between agents (train extra)
     skipbo play --opponents heuristic      play in the terminal
     skipbo replay game.json                step through a recorded game
@@ -8,9 +9,10 @@
     skipbo bench                           throughput figures of this machine
     skipbo --version
 
-Each command takes ``--help``. A command whose optional extra is missing says
-which one to install. In the repository, ``train.py`` and ``evaluate.py`` are
-the same commands as scripts.
+Each command takes ``--help``. A command whose optional extra is missing says, in one
+line, which one to install (:func:`skipbo_env.extras.missing_extra_line`). ``skipbo-play``
+is ``skipbo play`` under its own name. In the repository, ``train.py`` and ``evaluate.py``
+are the same commands as scripts.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import __version__
-from .extras import MissingExtraError
+from .extras import docs_url, missing_extra_line
 
 
 def _train(argv: list[str]) -> int:
@@ -38,13 +40,13 @@ def _evaluate(argv: list[str]) -> int:
 def _play(argv: list[str]) -> int:
     from .play import main  # the train extra when a trained agent is an opponent (torch)
 
-    return main(argv)
+    return main(argv, prog="skipbo play")
 
 
 def _replay(argv: list[str]) -> int:
     from .play import replay_main  # no extra: a record replays on the rules core
 
-    return replay_main(argv)
+    return replay_main(argv, prog="skipbo replay")
 
 
 def _demo(argv: list[str]) -> int:
@@ -85,7 +87,7 @@ def usage() -> str:
     lines = ["usage: skipbo COMMAND [options]   (skipbo COMMAND --help for a command's options)", "",
              "Skip-Bo as a reinforcement-learning environment.", "", "commands:"]
     lines += [f"  {name.ljust(width)}  {command.help}" for name, command in COMMANDS.items()]
-    lines += ["", "  --version  the installed version"]
+    lines += ["", "  --version  the installed version", "", f"Documentation: {docs_url()}"]
     return "\n".join(lines)
 
 
@@ -102,11 +104,30 @@ def main(argv: list[str] | None = None) -> int:
     if command not in COMMANDS:
         print(f"skipbo: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
         return 2
+    return run(COMMANDS[command].run, rest, f"skipbo {command}")
+
+
+def run(command: Callable[[list[str]], int], argv: list[str], program: str) -> int:
+    """``command(argv)``; a missing extra is one line on stderr naming it and ``program`` (exit 1)."""
     try:
-        return COMMANDS[command].run(rest)
-    except MissingExtraError as exc:
-        print(f"skipbo {command}: {exc}", file=sys.stderr)
+        return command(argv)
+    except ImportError as exc:
+        line = missing_extra_line(exc, program)
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
         return 1
+
+
+def play_main(argv: list[str] | None = None) -> int:
+    """``skipbo-play``: ``skipbo play`` under the name of its own script."""
+
+    def play(rest: list[str]) -> int:
+        from .play import main  # the train extra when a trained agent is an opponent (torch)
+
+        return main(rest, prog="skipbo-play")
+
+    return run(play, list(sys.argv[1:] if argv is None else argv), "skipbo-play")
 
 
 if __name__ == "__main__":

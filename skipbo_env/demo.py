@@ -13,13 +13,15 @@ import argparse
 
 from .agents import agent_label, derive_seed, known_agents, load_agent
 from .episode import GameLoop
+from .extras import HelpFormatter
 from .human import describe_move
 from .render import render_state
 from .rules import ConfigError, GameConfig, game_points, new_game
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="skipbo demo", description="Play one game between agents and print it.")
+    parser = argparse.ArgumentParser(prog="skipbo demo", description="Play one game between agents and print it.",
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--players", nargs="+", default=["greedy", "greedy"], metavar="AGENT",
                         help=f"one agent per seat, 2-6 seats: a name ({', '.join(known_agents())}) or an agent "
                              "file (.safetensors) (default: greedy greedy)")

@@ -12,7 +12,8 @@ seats the agents are cycled over the seats (4 players, 2 agents: A B A B
 and B A B A; in the partner game the partners are the same agent). Prints markdown tables and writes
 ``results.json``, ``agents.csv``, ``games.csv`` and ``win_rates.png`` to
 ``--out``. The work is in :func:`skipbo_env.agents.tournament.run_tournament`; see
-docs/baselines.md.
+docs/baselines.md. It needs the ``train`` extra (the progress bar, the plots): without it the
+command says so in one line before it plays.
 
 ``--ladder A B C ...`` plays a round robin instead: every pair of the agents in its own
 tournament of ``--games`` games (``--pair-games A:B=N`` for particular pairs), then pairwise
@@ -30,21 +31,22 @@ import os
 import sys
 import time
 
-from tqdm import tqdm
-
 from .agents import known_agents
 from .agents.ladder import parse_pair_games, run_ladder, write_ladder_outputs
 from .agents.report import markdown, write_outputs
 from .agents.tournament import DEFAULT_BATCH, participant_labels, run_tournament
+from .extras import HelpFormatter, docs_url, require
 from .rules import ConfigError, GameConfig
 
 
 def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        description="Seat-balanced, deal-paired tournaments between Skip-Bo agents (see docs/baselines.md).",
-        prog=prog,
-        epilog="Examples: skipbo evaluate --agents heuristic greedy --games 2000 --seed 0; "
-        "skipbo evaluate --ladder random greedy heuristic --games 1000 --seed 0",
+        description="Seat-balanced, deal-paired tournaments between Skip-Bo agents.",
+        prog=prog, formatter_class=HelpFormatter,
+        epilog=f"Agents: {', '.join(known_agents())} (search:W:C: W sampled worlds, C candidate turns), or an "
+        f"agent file. Examples: {prog} --agents heuristic greedy --games 2000 --seed 0; "
+        f"{prog} --ladder random greedy heuristic --games 1000 --seed 0. Results of the shipped agents: "
+        f"{docs_url('baselines')}",
     )
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument(
@@ -54,8 +56,8 @@ def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
     )
     who.add_argument(
         "--ladder", nargs="+", metavar="AGENT",
-        help="round robin instead of one tournament: every pair of these agents plays its own "
-        "tournament of --games games; pairwise win rates and pooled OpenSkill ratings",
+        help="round robin instead of one tournament: every pair of these agents (names or files, as "
+        "--agents) plays its own tournament of --games games; pairwise win rates and pooled OpenSkill ratings",
     )
     parser.add_argument(
         "--pair-games", action="append", default=[], metavar="SPEC1:SPEC2=N",
@@ -154,6 +156,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
     """Run a tournament from the command line; returns the exit code."""
     parser = build_parser(prog)
     args = parser.parse_args(argv)
+    require("train", "a tournament", "tqdm", "matplotlib", "openskill")  # before any folder is made
     try:
         config = GameConfig(
             num_players=args.players,
@@ -180,6 +183,8 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
     def progress(done: int) -> None:
         nonlocal bar
         if bar is None:  # opened once the tournament's arguments are checked
+            from tqdm import tqdm  # the train extra (checked by main)
+
             bar = tqdm(total=args.games, unit="game", file=sys.stderr, smoothing=0.1)
         bar.update(done)
 

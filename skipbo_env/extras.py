@@ -7,12 +7,56 @@ numba), ``train`` (trained agents, tournaments, training: torch,
 stable-baselines3, sb3-contrib, safetensors, ...), ``render`` (frames for
 ``render_mode="rgb_array"``), ``web`` (the browser table), ``rllib``, and
 ``all``. A feature whose extra is missing raises :func:`missing_extra`'s
-ImportError, which names the extra and the install command.
+ImportError, which names the extra and the install command; a command line turns it, or
+any other import of a module an extra provides (:data:`EXTRA_OF_MODULE`), into one line
+(:func:`missing_extra_line`).
+
+The documentation's address (:data:`DOCS_URL`, :func:`docs_url`) is here too, for the
+messages and help texts that point a user to a page, with the help layout that keeps such a
+link whole (:class:`HelpFormatter`).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import textwrap
+
+DOCS_URL = "https://skipbo-env.github.io/skipbo-env/"
+"""The documentation site (``pyproject.toml``'s ``Documentation`` URL)."""
+
+
+def docs_url(page: str = "") -> str:
+    """The address of a documentation page: ``docs_url("play")`` is the page built from
+    ``docs/play.md``; ``docs_url()`` the site's home."""
+    return DOCS_URL + (f"{page}/" if page else "")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, but a line never breaks inside a word (at a hyphen), so that a
+    link from :func:`docs_url` and an agent's name (``stock-chaser``) stay whole."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
+EXTRA_OF_MODULE: dict[str, str] = {
+    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "safetensors", "yaml", "dacite", "tqdm",
+                     "matplotlib", "openskill", "rich", "tensorboard"), "train"),
+    "numba": "fast",
+    "PIL": "render",
+    "starlette": "web",
+    "uvicorn": "web",
+    "ray": "ray",
+    "pyspiel": "openspiel",
+}
+"""Top-level module -> the smallest extra that installs it (``pyproject.toml``'s optional
+dependencies: ``numba`` comes with ``train`` too; ``ray`` names Ray core, the ``rllib`` extra
+adds RLlib)."""
 
 
 class MissingExtraError(ImportError):
@@ -35,3 +79,16 @@ def missing_extra(exc: ImportError, extra: str, feature: str) -> MissingExtraErr
     )
     error.name = exc.name
     return error
+
+
+def missing_extra_line(exc: ImportError, program: str) -> str | None:
+    """The one line a command line prints when ``exc`` stopped ``program`` (``"skipbo evaluate"``):
+    a :class:`MissingExtraError`'s message, or for a module of :data:`EXTRA_OF_MODULE` that is not
+    installed the extra to install; ``None`` for any other import error (a bug: let it raise)."""
+    if isinstance(exc, MissingExtraError):
+        return f"{program}: {exc}"
+    top = (exc.name or "").split(".")[0]
+    if not isinstance(exc, ModuleNotFoundError) or top not in EXTRA_OF_MODULE:
+        return None
+    extra = EXTRA_OF_MODULE[top]
+    return f"{program} needs the '{extra}' extra ({top} is not installed): pip install 'skipbo-env[{extra}]'"

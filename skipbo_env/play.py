@@ -2,10 +2,12 @@
 
 Examples::
 
-    python -m skipbo_env.play --opponents heuristic          # you against one agent
-    python -m skipbo_env.play --opponents greedy random --seed 7 --save game.json
-    python -m skipbo_env.play --partner --opponents greedy    # 4 players, partners opposite
-    python -m skipbo_env.play --replay game.json              # full-information replay
+    skipbo play --opponents heuristic          # you against one agent
+    skipbo play --opponents turn-2p greedy --seed 7 --save game.json
+    skipbo play --partner --opponents greedy    # 4 players, partners opposite
+    skipbo replay game.json                     # full-information replay
+
+(``skipbo-play`` and ``python -m skipbo_env.play`` are the same program.)
 
 The person's seat sees only its seat view (``state.view(seat)``); opponents
 are agents (``act(observation) -> int``, any spec :func:`skipbo_env.agents.load_agent`
@@ -25,9 +27,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from .agents import AGENTS, agent_label, derive_seed, load_agent
+from .agents import agent_label, derive_seed, known_agents, load_agent
 from .encoding import encode_action
 from .episode import AgentError, GameLoop
+from .extras import HelpFormatter, docs_url
 from .human import (
     HumanPlayer,
     QuitGame,
@@ -176,17 +179,19 @@ def _ask_step(terminal: Terminal) -> str | None:
 
 
 # ====================================================================== program
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "skipbo play") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="skipbo-play",
+        prog=prog, formatter_class=HelpFormatter,
         description="Play Skip-Bo against agents in the terminal, or replay a recorded game "
-                    "(key syntax: type ? in a game, or see docs/play.md).",
+                    "(key syntax: type ? in a game).",
+        epilog=f"Agents: {', '.join(known_agents())} (search:W:C: W sampled worlds, C candidate turns), "
+               f"or an agent file. Keys and the table: {docs_url('play')}",
     )
     game = parser.add_argument_group("a game")
     game.add_argument("--opponents", nargs="+", metavar="AGENT",
                       help="one agent for all opponents, or one per opponent in seat order from your left: "
-                           f"a name ({', '.join(AGENTS)}) or an agent file (.safetensors) "
-                           "(default: heuristic)")
+                           f"a name ({', '.join(known_agents())}) or an agent file (.safetensors) "
+                           f"(default: {default_opponent()})")
     game.add_argument("--allow-pickle", action="store_true",
                       help="also load pickled model files as opponents: MaskablePPO checkpoints (.zip) and RLlib "
                            "checkpoint folders. A pickled model file can run arbitrary code when loaded; only use "
@@ -214,13 +219,15 @@ def main(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    prog: str = "skipbo play",
 ) -> int:
-    """Run the program; returns the exit code (0 also when the person quits or input ends).
+    """Run the program (named ``prog`` in its usage and errors); returns the exit code (0 also
+    when the person quits or input ends).
 
     Bad options exit with code 2 (argparse); an unreadable record, a failed
     save or a misbehaving agent print an error and return 1.
     """
-    parser = build_parser()
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
@@ -235,7 +242,7 @@ def main(
             given += [f"--{k.replace('_', '-')}" for k in ("partner", "short", "allow_pickle") if getattr(args, k)]
             if given:
                 parser.error(f"--replay plays back a recorded game; {', '.join(given)} do(es) not apply")
-            return _replay(args.replay, terminal, args.auto, delay, stderr)
+            return _replay(args.replay, terminal, args.auto, delay, stderr, prog)
         if args.auto:
             parser.error("--auto only applies to --replay")
         return _play(parser, args, terminal, delay, stderr)
@@ -250,11 +257,13 @@ def replay_main(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    prog: str = "skipbo replay",
 ) -> int:
     """``skipbo replay FILE [--auto] [--delay SECONDS] [--no-color]``: :func:`main`'s ``--replay FILE``,
     with the record file required (a missing one is an ``error:`` line, exit 2)."""
-    parser = argparse.ArgumentParser(prog="skipbo replay",
-                                     description="Step through a recorded game with every card shown.")
+    parser = argparse.ArgumentParser(prog=prog, description="Step through a recorded game with every card shown.",
+                                     formatter_class=HelpFormatter,
+                                     epilog=f"Keys and the table: {docs_url('play')}")
     parser.add_argument("file", metavar="FILE", help="a game record (.json) written by evaluate --save-records "
                                                      "or by play --save")
     parser.add_argument("--auto", action="store_true", help="replay without waiting for Enter")
@@ -264,14 +273,14 @@ def replay_main(
     args = parser.parse_args(argv)
     rest = ["--auto"] * args.auto + ["--no-color"] * args.no_color
     rest += [] if args.delay is None else [f"--delay={args.delay!r}"]
-    return main([f"--replay={args.file}", *rest], stdin, stdout, stderr)
+    return main([f"--replay={args.file}", *rest], stdin, stdout, stderr, prog)
 
 
-def _replay(path: str, terminal: Terminal, auto: bool, delay: float, stderr: TextIO) -> int:
+def _replay(path: str, terminal: Terminal, auto: bool, delay: float, stderr: TextIO, prog: str) -> int:
     try:
         record = GameRecord.load(path)
     except (OSError, ValueError) as exc:
-        print(f"skipbo-play: cannot replay {path}: {exc}", file=stderr)
+        print(f"{prog}: cannot replay {path}: {exc}", file=stderr)
         return 1
     try:
         replay_game(record, terminal, auto=auto, delay=delay)
@@ -329,27 +338,27 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, terminal: T
     try:
         outcome = run_game(state, me, opponents, labels, terminal, delay, recorder)
     except AgentError as exc:
-        print(f"skipbo-play: {exc}", file=stderr)
-        return _save(args.save, recorder, terminal, stderr) or 1
+        print(f"{parser.prog}: {exc}", file=stderr)
+        return _save(args.save, recorder, terminal, stderr, parser.prog) or 1
     if outcome == "finished":
         show_result(state, labels, terminal, me)
     else:
         terminal.line(f"{outcome}: the game was left unfinished after {_moves(len(recorder.moves))}")
-    return _save(args.save, recorder, terminal, stderr)
+    return _save(args.save, recorder, terminal, stderr, parser.prog)
 
 
-def _save(path: str | None, recorder: GameRecorder, terminal: Terminal, stderr: TextIO) -> int:
+def _save(path: str | None, recorder: GameRecorder, terminal: Terminal, stderr: TextIO, prog: str) -> int:
     if path is None:
         return 0
     try:
         saved = recorder.record().save(path)
     except OSError as exc:
-        print(f"skipbo-play: cannot save the game to {path}: {exc}", file=stderr)
+        print(f"{prog}: cannot save the game to {path}: {exc}", file=stderr)
         return 1
     count = _moves(len(recorder.moves))
-    terminal.line(f"game saved to {saved} ({count}); replay: skipbo-play --replay {saved}")
+    terminal.line(f"game saved to {saved} ({count}); replay: skipbo replay {saved}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(prog="python -m skipbo_env.play"))

@@ -9,6 +9,7 @@ import pytest
 from agents.tournament import lineups, run_tournament, seat_plan, wilson_interval
 
 import evaluate  # the repository script (tests run from the repository root)
+from skipbo_env.agents import known_agents
 from skipbo_env.records import GameRecord
 from skipbo_env.rules import GameConfig
 
@@ -157,7 +158,7 @@ def test_cli_bad_agent_name(capsys, tmp_path):
         evaluate.main(["--agents", "heuristic", "nope", "--games", "2", "--workers", "1", "--no-progress",
                        "--out", str(tmp_path)])
     assert exit_info.value.code == 2
-    assert "unknown agent 'nope'; known agents: random, greedy, heuristic, ppo-2p" in capsys.readouterr().err
+    assert f"unknown agent 'nope'; known agents: {', '.join(known_agents())}," in capsys.readouterr().err
 
 
 def test_cli_bad_config(capsys):

@@ -14,7 +14,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import skipbo_env
 from skipbo_env import cli
-from skipbo_env.agents import SHIPPED, agent_label, known_agents, load_agent, shipped_agent_path
+from skipbo_env.agents import AGENTS, SHIPPED, agent_label, known_agents, load_agent, shipped_agent_path
 from skipbo_env.extras import MissingExtraError, missing_extra, require
 from skipbo_env.rules import GameConfig
 
@@ -71,7 +71,8 @@ def test_the_command_line_reports_a_missing_extra_in_one_line(monkeypatch, capsy
 
 # ============================================================= shipped agents
 def test_shipped_agents_load_by_name():
-    assert known_agents() == ["random", "greedy", "heuristic", *SHIPPED, "search"]
+    assert known_agents() == [*AGENTS, *SHIPPED, "search"]
+    assert list(AGENTS)[:3] == ["random", "greedy", "heuristic"]
     path = shipped_agent_path("ppo-2p")
     assert path.is_file() and path.suffix == ".safetensors" and (path.parent / "ppo-2p.md").is_file()
     agent = load_agent("ppo-2p", GameConfig())

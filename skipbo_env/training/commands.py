@@ -1,13 +1,15 @@
 """Train a MaskablePPO agent against scripted opponents (``skipbo train``; in the repository also ``python train.py``).
 
-    skipbo train --config configs/quick.yaml
-    skipbo train --config configs/default.yaml --seed 3 --ppo.learning_rate 1e-4
+    skipbo train --config quick                   # a shipped configuration, by name
+    skipbo train --list-configs                   # the shipped configurations
+    skipbo train --print-config quick > my.yaml   # start one of your own from one
+    skipbo train --config my.yaml --seed 3 --ppo.learning_rate 1e-4
     skipbo train --resume runs/default            # continue from the last checkpoint
     skipbo train --export runs/default/best.zip my_agent.safetensors --allow-pickle   # to share
 
 Every configuration field (see ``--help``) can be overridden with its dotted
 name; values are read as YAML (``--opponents.mix '{greedy: 1, heuristic: 1}'``).
-Outputs go to ``runs/<name>/`` (see skipbo_env/training/run.py and README).
+Outputs go to ``runs/<name>/`` in the working directory (see skipbo_env/training/run.py).
 """
 
 from __future__ import annotations
@@ -24,8 +26,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agents.modelfile import CheckpointError
+from ..agents.registry import known_agents
+from ..extras import docs_url
 from ..rules import ConfigError, GameConfig, SkipBoError
 from . import turn_recipe, value_recipe
+from .configs import (
+    DEFAULT_CONFIG,
+    UnknownConfigError,
+    config_names,
+    list_configs,
+    resolve_config,
+    shipped_config,
+)
 from .settings import TrainConfig
 from .settings_io import YamlConfig, load_yaml_text, recipe_of
 
@@ -34,9 +46,17 @@ def build_parser(prog: str = "skipbo train") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split("\n\n", 1)[1],
+        epilog=__doc__.split("\n\n", 1)[1].replace("skipbo train", prog)
+        + f"\nAgents (opponents, evaluations): {', '.join(known_agents())}, or an agent file."
+        + f"\nEvery field and the recipes: {docs_url('training')}",
     )
-    parser.add_argument("--config", default="configs/default.yaml", help="YAML file (default: %(default)s)")
+    parser.add_argument("--config", default=DEFAULT_CONFIG, metavar="NAME_OR_FILE",
+                        help=f"a shipped configuration ({', '.join(config_names())}) or a YAML file "
+                             "(default: %(default)s, ppo-2p's recipe)")
+    parser.add_argument("--list-configs", action="store_true",
+                        help="list the shipped configurations and exit")
+    parser.add_argument("--print-config", metavar="NAME",
+                        help="print a shipped configuration (to start one of your own) and exit")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--export", nargs=2, metavar=("MODEL", "OUT"),
@@ -106,12 +126,12 @@ def _attribute_docs(cls: type) -> dict[str, str]:
 
 def _recipe(argv: list[str]) -> str | None:
     """The recipe that ``--config`` names (``recipe: turnnet`` or ``recipe: value`` at the top of
-    its file), ``None`` for a PPO configuration."""
+    its file), ``None`` for a PPO configuration. Raises :class:`UnknownConfigError`."""
     for i, arg in enumerate(argv):
         if arg == "--config" and i + 1 < len(argv):
-            return recipe_of(argv[i + 1])
+            return recipe_of(resolve_config(argv[i + 1]))
         if arg.startswith("--config="):
-            return recipe_of(arg.split("=", 1)[1])
+            return recipe_of(resolve_config(arg.split("=", 1)[1]))
     return None
 
 
@@ -142,13 +162,15 @@ def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turn
         print(f"{prog}: error: recipe: unknown recipe {recipe!r}; recipes: {', '.join(RECIPES)}", file=sys.stderr)
         return 2
     chosen = RECIPES[recipe]
-    parser = argparse.ArgumentParser(prog=prog, description=f"Run the {recipe} recipe ({chosen.module}).")
-    parser.add_argument("--config", required=True)
-    parser.add_argument("--no-progress", action="store_true")
+    parser = argparse.ArgumentParser(prog=prog, description=f"Run the {recipe} recipe ({chosen.module}).",
+                                     epilog=f"The recipes: {docs_url('training')}")
+    parser.add_argument("--config", required=True, metavar="NAME_OR_FILE",
+                        help="a shipped configuration or a YAML file with this recipe")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_field_options(parser, chosen.config)
     args = parser.parse_args(argv)
     try:
-        cfg = chosen.config.from_yaml(args.config, parse_overrides(args, prog))
+        cfg = chosen.config.from_yaml(resolve_config(args.config), parse_overrides(args, prog))
         summary = chosen.run(cfg, not args.no_progress)
     except (ConfigError, CheckpointError) as exc:  # the run folder's lock refuses with a CheckpointError
         print(f"{prog}: error: {exc}", file=sys.stderr)
@@ -160,10 +182,16 @@ def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turn
 def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
     """Run the command; returns the exit code (errors print one line naming ``prog``)."""
     argv = sys.argv[1:] if argv is None else argv
-    recipe = _recipe(argv)
+    try:
+        recipe = _recipe(argv)
+    except UnknownConfigError as exc:
+        print(f"{prog}: error: --config {exc}", file=sys.stderr)
+        return 2
     if recipe is not None:  # the turn-network and value-network recipes have their own settings
         return recipe_main(argv, prog, recipe)
     args = build_parser(prog).parse_args(argv)
+    if args.list_configs or args.print_config is not None:
+        return _show_configs(args, argv, prog)
     # the train extra (torch, stable-baselines3) loads with these modules: after argument parsing, so --help is instant
     from .checkpoints import export_agent
     from .run import load_run_config, print_summary, train
@@ -185,7 +213,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
         if args.resume:
             cfg = load_run_config(args.resume, overrides)
         else:
-            cfg = TrainConfig.from_yaml(args.config, overrides)
+            cfg = TrainConfig.from_yaml(resolve_config(args.config), overrides)
         summary = train(cfg, resume_dir=args.resume, progress=not args.no_progress)
     except (SkipBoError, CheckpointError) as exc:  # a run folder's lock and write errors are CheckpointErrors
         print(f"{prog}: error: {exc}", file=sys.stderr)
@@ -195,6 +223,24 @@ def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
         print(f"{prog}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     print_summary(summary)
+    return 0
+
+
+def _show_configs(args: argparse.Namespace, argv: list[str], prog: str) -> int:
+    """``--list-configs`` or ``--print-config NAME``, which take no other option."""
+    flag = "--list-configs" if args.list_configs else "--print-config"
+    others = [a for a in argv if a.startswith("--") and not a.startswith(flag)]
+    if others:
+        print(f"{prog}: error: {flag} takes no other option, got {' '.join(others)}", file=sys.stderr)
+        return 2
+    if args.list_configs:
+        print(list_configs())
+        return 0
+    try:
+        print(shipped_config(args.print_config).read_text(encoding="utf-8"), end="")
+    except UnknownConfigError as exc:
+        print(f"{prog}: error: --print-config {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -6,7 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..extras import MissingExtraError, require
+from ..agents import known_agents
+from ..extras import HelpFormatter, MissingExtraError, docs_url, missing_extra_line, require
 from ..files import FileReadError
 
 DEFAULT_PORT = 8765
@@ -14,9 +15,11 @@ DEFAULT_PORT = 8765
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="skipbo-web",
+        prog="skipbo-web", formatter_class=HelpFormatter,
         description="Play Skip-Bo against agents, watch agents play and replay recorded games in the "
-                    "browser. The server listens on 127.0.0.1 only (see docs/web.md).",
+                    "browser. The server listens on 127.0.0.1 only.",
+        epilog=f"Agents offered: {', '.join(known_agents())}, and the agent files of --agent. "
+               f"The page: {docs_url('web')}",
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0: a free port, printed)")
@@ -36,6 +39,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the server until it is stopped; returns the exit code (a missing extra: one line, 1)."""
+    try:
+        return _serve(argv)
+    except ImportError as exc:  # an import a web page needs, beyond the check in _serve
+        line = missing_extra_line(exc, "skipbo-web")
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return 1
+
+
+def _serve(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
@@ -47,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         require("web", "the web app (skipbo-web)", "starlette", "uvicorn")
     except MissingExtraError as exc:
-        print(f"skipbo-web: {exc}", file=sys.stderr)
+        print(missing_extra_line(exc, "skipbo-web"), file=sys.stderr)
         return 1
     from .app import create_app  # the web extra (starlette)
     from .server import listen, make_server  # the web extra (uvicorn)
