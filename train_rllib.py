@@ -10,7 +10,11 @@ Examples::
 
 Every seat plays the trained module ``learner`` (self-play), unless
 ``--opponents`` names scripted agents: then one side per episode is the
-learner and the other seats are fixed scripted policies. ``--env KEY=VALUE``
+learner and the other seats are fixed scripted policies. With ``--address``
+the script joins a running Ray cluster instead of starting Ray: each env
+runner reserves ``--cpus-per-runner`` CPUs, and Ray starts it on a node with
+that many free, so runners spread over the nodes once the driver's node is
+busy; every iteration's line says how many runners run on each node. ``--env KEY=VALUE``
 entries go to ``skipbo_env.env(**config)`` (values are read as YAML:
 ``true``, ``4``, ...). The checkpoint lands in ``--out`` and can be played with
 ``evaluate.py --allow-pickle`` (``agents.load_agent`` accepts its directory with
@@ -63,6 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--num-env-runners", type=int, default=2, help="env runner actors (0: sample in the driver)"
     )
     p.add_argument("--envs-per-runner", type=int, default=1, help="envs stepped by each env runner")
+    p.add_argument(
+        "--cpus-per-runner",
+        type=float,
+        default=1,
+        help="Ray CPUs each env runner reserves (Ray places a runner on a node with that many free)",
+    )
     p.add_argument("--train-batch-size", type=int, default=4000, help="env steps per training iteration")
     p.add_argument("--minibatch-size", type=int, default=256)
     p.add_argument("--num-epochs", type=int, default=4)
@@ -72,19 +82,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--address",
         default=None,
-        help="Ray cluster address ('auto' or HOST:PORT); default: start a local Ray instance",
+        help="join this running Ray cluster ('auto' or HOST:PORT); default: start a local Ray instance",
     )
     p.add_argument(
         "--num-cpus",
         type=int,
         default=None,
-        help="CPUs of the local Ray instance (default: num-env-runners + 1)",
+        help="CPUs of the local Ray instance (default: num-env-runners + 1); not with --address",
     )
     p.add_argument("--out", default="runs/rllib", help="checkpoint directory (overwritten at each save)")
     p.add_argument(
         "--checkpoint-every", type=int, default=0, help="also save every N iterations (0: only at the end)"
     )
     return p
+
+
+def warn_one_node(runner_nodes: dict[str, int], alive_nodes: int) -> None:
+    """Say on stderr when several env runners share one node of a cluster with more nodes."""
+    runners = sum(runner_nodes.values())
+    if alive_nodes > 1 and runners > 1 and len(runner_nodes) == 1:
+        print(
+            f"note: all {runners} env runners run on one of the cluster's {alive_nodes} nodes "
+            "(Ray fills the driver's node first; more --num-env-runners or --cpus-per-runner "
+            "spread them)",
+            file=sys.stderr,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,11 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.iterations < 1:
         print("error: --iterations must be at least 1", file=sys.stderr)
         return 2
+    if args.address and args.num_cpus is not None:
+        print(
+            "error: --num-cpus sizes a local Ray instance; a cluster's nodes (--address) set their own",
+            file=sys.stderr,
+        )
+        return 2
 
     import ray
 
     import skipbo_env
-    from skipbo_env.rllib import build_ppo_config, save
+    from skipbo_env.rllib import build_ppo_config, env_runner_nodes, save
 
     try:
         skipbo_env.env(**env_config).close()  # a bad config fails here, before Ray starts
@@ -110,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             opponents=tuple(args.opponents),
             num_env_runners=args.num_env_runners,
             envs_per_runner=args.envs_per_runner,
+            cpus_per_runner=args.cpus_per_runner,
             train_batch_size=args.train_batch_size,
             minibatch_size=args.minibatch_size,
             num_epochs=args.num_epochs,
@@ -124,10 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.address:
         ray.init(address=args.address)
     else:
-        ray.init(num_cpus=args.num_cpus or args.num_env_runners + 1, include_dashboard=False)
+        # "local": a new instance even where `ray start` runs a cluster on this machine
+        ray.init(address="local", num_cpus=args.num_cpus or args.num_env_runners + 1, include_dashboard=False)
     out = Path(args.out)
     algo = ppo.build_algo()
     try:
+        warn_one_node(env_runner_nodes(algo), len([n for n in ray.nodes() if n["Alive"]]))
         start = time.perf_counter()
         for it in range(1, args.iterations + 1):
             result = algo.train()
@@ -144,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                         "episodes": int(runners.get("num_episodes_lifetime", 0)),
                         "episode_len_mean": runners.get("episode_len_mean"),
                         "return_mean": {k: round(float(v), 3) for k, v in returns.items()},
+                        "runners_per_node": {k[:8]: n for k, n in env_runner_nodes(algo).items()},
                     }
                 ),
                 flush=True,

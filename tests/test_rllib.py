@@ -1,14 +1,21 @@
 """Ray RLlib glue: env wrapper, seat mapping, a short local training run,
-legality of the trained policy, and its evaluation through evaluate.py.
+legality of the trained policy, its evaluation through evaluate.py, and
+``train_rllib.py --address`` on a two-node Ray cluster.
 
 Skipped unless the ``rllib`` extra is installed. The training test starts a
 local Ray instance with 2 env runners on a tiny game (3-card stocks, 60-turn
-limit, 300-step batches); it takes about a minute on 2 cores.
+limit, 300-step batches); the cluster test starts a head and a second Ray
+node on this machine (``ray.cluster_utils.Cluster``, 1 CPU each) and trains
+one iteration with a runner on each. The module takes one to two minutes on
+2 cores.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,12 +37,19 @@ from skipbo_env.rllib import (  # noqa: E402
     RLlibAgent,
     SkipBoRLlibEnv,
     build_ppo_config,
+    env_runner_nodes,
     make_mapping_fn,
     save,
 )
 from skipbo_env.rules import GameConfig, IllegalMoveError, new_game  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 TINY = {"num_players": 3, "stock_size": 3, "turn_limit": 60}
+
+
+def iteration_lines(out: str) -> list[dict]:
+    """The per-iteration JSON lines ``train_rllib.py`` printed (Ray's own log lines skipped)."""
+    return [json.loads(line) for line in out.splitlines() if line.startswith('{"iteration"')]
 
 
 # ------------------------------------------------------------ no Ray needed
@@ -101,6 +115,10 @@ def test_config_rejects_bad_opponents_and_sizes():
         build_ppo_config(TINY, opponents=("alphago",))
     with pytest.raises(ValueError, match="train_batch_size"):
         build_ppo_config(TINY, train_batch_size=0)
+    for cpus in (0, -1.0, True, "1"):
+        with pytest.raises(ValueError, match="cpus_per_runner"):
+            build_ppo_config(TINY, cpus_per_runner=cpus)
+    assert build_ppo_config(TINY, cpus_per_runner=0.5).num_cpus_per_env_runner == 0.5
 
 
 def test_rllib_agent_rejects_a_non_checkpoint(tmp_path):
@@ -112,7 +130,7 @@ def test_rllib_agent_rejects_a_non_checkpoint(tmp_path):
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
     """Self-play PPO trained for 2 iterations with 2 env runners on a local Ray instance."""
-    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=3, include_dashboard=False, log_to_driver=False)
     algo = None
     try:
         algo = build_ppo_config(
@@ -125,16 +143,18 @@ def checkpoint(tmp_path_factory):
             seed=0,
         ).build_algo()
         results = [algo.train() for _ in range(2)]
+        placement = env_runner_nodes(algo)
         path = save(algo, tmp_path_factory.mktemp("rllib") / "ckpt", TINY, ())
     finally:
         if algo is not None:
             algo.stop()
         ray.shutdown()
-    return path, results
+    return path, results, placement
 
 
 def test_training_samples_with_two_runners_and_saves(checkpoint):
-    path, results = checkpoint
+    path, results, placement = checkpoint
+    assert list(placement.values()) == [2]  # a local instance: one node runs both runners
     runners = results[-1]["env_runners"]
     assert runners["num_env_steps_sampled_lifetime"] >= 600
     assert runners["num_episodes_lifetime"] >= 1
@@ -144,7 +164,7 @@ def test_training_samples_with_two_runners_and_saves(checkpoint):
 
 
 def test_trained_policy_only_takes_legal_actions(checkpoint):
-    path, _ = checkpoint
+    path, _, _ = checkpoint
     config = GameConfig.from_dict(TINY)
     agent = RLlibAgent(path, config, allow_pickle=True)
     # greedy actions: 5 full games on the raw env, which raises on an illegal move
@@ -177,7 +197,7 @@ def test_trained_policy_only_takes_legal_actions(checkpoint):
 
 
 def test_rllib_agent_protocol_and_errors(checkpoint):
-    path, _ = checkpoint
+    path, _, _ = checkpoint
     config = GameConfig.from_dict(TINY)
     agent = load_agent(str(path), config, allow_pickle=True)  # a checkpoint directory -> RLlibAgent
     assert isinstance(agent, RLlibAgent)
@@ -196,7 +216,7 @@ def test_rllib_agent_protocol_and_errors(checkpoint):
 
 
 def test_evaluated_against_random_through_evaluate_py(checkpoint, tmp_path, capsys):
-    path, _ = checkpoint
+    path, _, _ = checkpoint
     config = GameConfig.from_dict(TINY)
     result = run_tournament([str(path), "random"], config, games=12, seed=0, workers=1, allow_pickle=True)
     assert len(result.games) == 12 and [a.games for a in result.agents] == [12, 12]
@@ -236,8 +256,9 @@ def test_train_rllib_script_partner_game_vs_scripted(tmp_path, capsys):
     argv += ["--env", "turn_limit=40", "--opponents", "greedy", "--iterations", "1", "--num-env-runners", "0"]
     argv += ["--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1", "--hidden", "32"]
     assert train_rllib.main([*argv, "--out", str(out)]) == 0
-    line = json.loads(capsys.readouterr().out.splitlines()[0])
+    (line,) = iteration_lines(capsys.readouterr().out)
     assert line["iteration"] == 1 and line["env_steps"] >= 200
+    assert line["runners_per_node"] == {}  # the driver samples alone
     assert set(line["return_mean"]) == {LEARNER, "scripted_greedy"}
     config = GameConfig(num_players=4, partner_game=True, stock_size=2, turn_limit=40)
     result = run_tournament([str(out), "greedy"], config, games=4, seed=1, workers=1, allow_pickle=True)
@@ -251,3 +272,55 @@ def test_train_rllib_script_rejects_bad_input(capsys):
     assert "KEY=VALUE" in capsys.readouterr().err
     assert train_rllib.main(["--env", "num_players=9", "--num-env-runners", "0"]) == 2
     assert "num_players" in capsys.readouterr().err
+    assert train_rllib.main(["--address", "auto", "--num-cpus", "4"]) == 2  # before connecting
+    assert "--num-cpus sizes a local Ray instance" in capsys.readouterr().err
+    assert train_rllib.main(["--cpus-per-runner", "0"]) == 2
+    assert "cpus_per_runner must be a positive number" in capsys.readouterr().err
+
+
+def test_train_rllib_notes_runners_crowded_on_one_node(capsys):
+    import train_rllib
+
+    train_rllib.warn_one_node({"a" * 56: 2}, alive_nodes=1)  # a one-node instance: nothing to say
+    train_rllib.warn_one_node({"a" * 56: 1, "b" * 56: 1}, alive_nodes=2)
+    train_rllib.warn_one_node({"a" * 56: 1}, alive_nodes=2)  # one runner: one node is all it can use
+    assert capsys.readouterr().err == ""
+    train_rllib.warn_one_node({"a" * 56: 3}, alive_nodes=2)
+    assert "all 3 env runners run on one of the cluster's 2 nodes" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------- two-node cluster
+@pytest.fixture
+def two_nodes():
+    """A Ray head and a second Ray node on this machine, 1 CPU each, as a two-machine cluster."""
+    from ray.cluster_utils import Cluster
+
+    small = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
+    cluster = Cluster(initialize_head=True, head_node_args={**small, "include_dashboard": False})
+    try:
+        cluster.add_node(**small)
+        cluster.wait_for_nodes()
+        yield cluster
+    finally:
+        cluster.shutdown()
+
+
+def test_train_rllib_address_puts_runners_on_both_nodes(two_nodes, tmp_path):
+    """``train_rllib.py --address`` as a user runs it (its own process, the driver): 2 env runners
+    of 1 CPU each on two 1-CPU nodes, one per node; the driver writes the checkpoint, which plays
+    in a tournament."""
+    out = tmp_path / "cluster"
+    argv = [sys.executable, str(ROOT / "train_rllib.py"), *(f"--env={k}={v}" for k, v in TINY.items())]
+    argv += ["--address", two_nodes.address, "--num-env-runners", "2", "--iterations", "1"]
+    argv += ["--train-batch-size", "100", "--minibatch-size", "50", "--num-epochs", "1", "--hidden", "16"]
+    run = subprocess.run([*argv, "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    (line,) = iteration_lines(run.stdout)
+    assert line["env_steps"] >= 100
+    node_ids = [node.node_id for node in two_nodes.list_all_nodes()]
+    assert len(set(node_ids)) == 2
+    assert line["runners_per_node"] == {node_id[:8]: 1 for node_id in node_ids}
+    assert "env runners run on one of" not in run.stderr
+    config = GameConfig.from_dict(TINY)
+    result = run_tournament([str(out), "random"], config, games=3, seed=0, workers=1, allow_pickle=True)
+    assert len(result.games) == 3

@@ -5,7 +5,8 @@
   masking module reads.
 * :class:`ScriptedRLModule`: our scripted agents as fixed RLModules.
 * :func:`build_ppo_config`, :func:`save`: masked PPO, self-play or against
-  scripted agents (used by ``train_rllib.py``).
+  scripted agents (used by ``train_rllib.py``); :func:`env_runner_nodes`:
+  which Ray nodes its env runners run on.
 * :class:`RLlibAgent`: a trained checkpoint behind ``act(observation) -> int``;
   a bad checkpoint raises the package's one :class:`CheckpointError`.
 
@@ -18,7 +19,7 @@ from ..agents.modelfile import CheckpointError
 from ..agents.rllib_agent import RLlibAgent, is_rllib_checkpoint
 from .env import ENV_NAME, SkipBoRLlibEnv, env_creator, register
 from .modules import MaskedPPOModule, ScriptedRLModule
-from .ppo_config import LEARNER, META_FILE, build_ppo_config, make_mapping_fn, save
+from .ppo_config import LEARNER, META_FILE, build_ppo_config, env_runner_nodes, make_mapping_fn, save
 
 __all__ = [
     "CheckpointError",
@@ -31,6 +32,7 @@ __all__ = [
     "SkipBoRLlibEnv",
     "build_ppo_config",
     "env_creator",
+    "env_runner_nodes",
     "is_rllib_checkpoint",
     "make_mapping_fn",
     "register",

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -74,6 +76,7 @@ def build_ppo_config(
     opponents: Sequence[str] = (),
     num_env_runners: int = 1,
     envs_per_runner: int = 1,
+    cpus_per_runner: float = 1,
     train_batch_size: int = 4000,
     minibatch_size: int = 256,
     num_epochs: int = 4,
@@ -84,8 +87,11 @@ def build_ppo_config(
     """A new-API-stack ``PPOConfig`` training :data:`LEARNER` on ``skipbo_v0``.
 
     ``env_config`` goes unchanged to ``skipbo_env.env(**env_config)``.
-    ``opponents`` names scripted agents (empty: self-play). Raises
-    ``ValueError`` for an unknown opponent name or a non-positive size.
+    ``opponents`` names scripted agents (empty: self-play). Each remote env
+    runner reserves ``cpus_per_runner`` Ray CPUs: Ray starts it on a node
+    with that many free, so on a cluster the runners fill the nodes' CPUs
+    (see :func:`env_runner_nodes`). Raises ``ValueError`` for an unknown
+    opponent name or a non-positive size.
     """
     env_config = dict(env_config or {})
     config = game_config(env_config)
@@ -101,6 +107,8 @@ def build_ppo_config(
     }.items():
         if type(value) is not int or value < 1:
             raise ValueError(f"{name} must be a positive int (num_env_runners may be 0), got {value!r}")
+    if type(cpus_per_runner) not in (int, float) or not cpus_per_runner > 0:
+        raise ValueError(f"cpus_per_runner must be a positive number, got {cpus_per_runner!r}")
     env_name = register()
     specs = {
         LEARNER: RLModuleSpec(
@@ -126,7 +134,11 @@ def build_ppo_config(
             policies_to_train=[LEARNER],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=envs_per_runner,
+            num_cpus_per_env_runner=cpus_per_runner,
+        )
         .training(
             train_batch_size_per_learner=train_batch_size,
             minibatch_size=minibatch_size,
@@ -136,6 +148,17 @@ def build_ppo_config(
         .debugging(seed=seed)
     )
     return ppo
+
+
+def _node_id(_runner: Any) -> str:
+    return ray.get_runtime_context().get_node_id()
+
+
+def env_runner_nodes(algo: Any) -> dict[str, int]:
+    """How many of ``algo``'s remote env runners run on each Ray node: ``{node id: count}``
+    (the ids ``ray list nodes`` shows); empty when the driver samples alone
+    (``num_env_runners=0``)."""
+    return dict(Counter(algo.env_runner_group.foreach_env_runner(_node_id, local_env_runner=False)))
 
 
 def save(algo: Any, directory: str | Path, env_config: Mapping[str, Any], opponents: Sequence[str]) -> Path:
