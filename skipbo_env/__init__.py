@@ -10,12 +10,12 @@
   PettingZoo's registry.
 * ``skipbo_env.rules``: the game itself, with no RL dependency.
 
-Importing the package loads nothing but the standard library: the envs load
-on first use of the names above (lazy attributes), and the two ids are
-registered with Gymnasium and PettingZoo as soon as those libraries are
-imported, before or after this package (:mod:`skipbo_env.registration`).
-So ``import skipbo_env.rules`` needs numpy only. See docs/environments.md and
-docs/architecture.md.
+Importing the package registers the two ids with Gymnasium and PettingZoo
+where they are installed (importing them to do so), as Gymnasium documents
+for third-party envs (:mod:`skipbo_env.registration`); a library that is not
+installed is skipped, so ``import skipbo_env.rules`` needs numpy only. The env
+modules load on first use of the names above (lazy attributes). See
+docs/environments.md and docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import importlib
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .registration import GYMNASIUM_ID, PETTINGZOO_ID, PETTINGZOO_REGISTRY_KEY, register_when_loaded
+from .registration import GYMNASIUM_ID, PETTINGZOO_ID, PETTINGZOO_REGISTRY_KEY, register_installed
 
 try:
     __version__ = version("skipbo-env")
@@ -43,7 +43,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-register_when_loaded()
+register_installed()
 
 __all__ = [
     "GYMNASIUM_ID",

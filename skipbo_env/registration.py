@@ -1,23 +1,23 @@
-"""Registering ``SkipBo-v0`` with Gymnasium and ``skipbo_v0`` with PettingZoo.
+"""Registering ``SkipBo-v0`` with Gymnasium and ``skipbo_v0`` with PettingZoo, as both document it.
 
-``import skipbo_env`` (and so ``import skipbo_env.rules``) must not load
-Gymnasium or PettingZoo: the rules core runs with numpy alone. Yet
-``import skipbo_env`` followed by ``gymnasium.make("SkipBo-v0")`` must work in
-either import order. So :func:`register_when_loaded` registers at once with
-each library that is already imported, and for one that is not it adds a
-finder to ``sys.meta_path`` that registers right after that library's own
-module has run, the first time anything imports it. Nothing is imported
-early, and the entry points are strings, so registering loads neither env.
+``import skipbo_env`` calls :func:`register_installed`: for each of Gymnasium and PettingZoo that
+is installed, it imports the library and registers the id there, at once. That is how Gymnasium
+documents third-party envs: the package registers its ids when it is imported
+(``gymnasium.register_envs(skipbo_env)`` only keeps an editor from calling that import unused),
+and an id of the form ``"skipbo_env:SkipBo-v0"`` makes ``gymnasium.make`` import the package
+first. So the ids resolve whichever of the libraries and the package is imported first. The
+entry points are strings: registering loads neither env module.
+
+A library that is not installed is skipped, so ``import skipbo_env.rules`` works with numpy alone
+(``.ci/check-rules-numpy-only``). Where the libraries are installed, importing the package
+imports them too (docs/environments.md gives the cost).
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
+import importlib.util
 import sys
 from collections.abc import Callable
-from types import ModuleType
-from typing import Any
 
 GYMNASIUM_ID = "SkipBo-v0"
 PETTINGZOO_ID = "skipbo_v0"
@@ -26,8 +26,8 @@ PETTINGZOO_REGISTRY_KEY = "skipbo-v0"
 
 
 def register_gymnasium() -> None:
-    """Register ``SkipBo-v0`` (the single-agent env) once."""
-    import gymnasium  # optional for the rules core: imported only to register
+    """Register ``SkipBo-v0`` (the single-agent env and its vector entry point) once."""
+    import gymnasium  # not needed by the rules core: imported only where installed, to register
 
     if GYMNASIUM_ID not in gymnasium.registry:
         gymnasium.register(
@@ -47,60 +47,33 @@ def register_pettingzoo() -> None:
     PettingZoo gained its registry (``pettingzoo.register``/``make``) in recent
     releases; with an older one ``skipbo_env.env`` remains the way in.
     """
-    import pettingzoo  # optional for the rules core: imported only to register
+    import pettingzoo  # not needed by the rules core: imported only where installed, to register
 
     registry = getattr(pettingzoo, "aec_registry", None)
     if registry is not None and PETTINGZOO_REGISTRY_KEY not in registry:
         pettingzoo.register("aec", PETTINGZOO_ID, entry_point="skipbo_env.aec:env")
 
 
-_REGISTER: dict[str, Callable[[], None]] = {"gymnasium": register_gymnasium, "pettingzoo": register_pettingzoo}
+REGISTER: dict[str, Callable[[], None]] = {"gymnasium": register_gymnasium, "pettingzoo": register_pettingzoo}
+"""The libraries the package registers with, and how."""
 
 
-class _ThenRegister(importlib.abc.Loader):
-    """A library's own loader, followed by our registration once its module has run."""
-
-    def __init__(self, loader: Any, register: Callable[[], None]) -> None:
-        self._loader = loader
-        self._register = register
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        self._loader.exec_module(module)
-        self._register()
-
-    def __getattr__(self, name: str) -> Any:  # resource readers, is_package, ...: the library's loader
-        return getattr(self._loader, name)
+def installed(name: str) -> bool:
+    """Whether ``import name`` can find the library (``sys.modules[name] = None`` blocks it, as for ``import``)."""
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    return importlib.util.find_spec(name) is not None
 
 
-class _RegisterOnImport(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: wraps the loader of a watched library on its first import."""
+def register_installed() -> tuple[str, ...]:
+    """Register with every library of :data:`REGISTER` that is installed; return their names.
 
-    def __init__(self, names: list[str]) -> None:
-        self.pending = set(names)
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.pending:
-            return None
-        self.pending.discard(fullname)
-        if not self.pending and self in sys.meta_path:
-            sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
-        if spec is None or spec.loader is None:
-            return None  # not installed, or found by another finder: import it as usual
-        spec.loader = _ThenRegister(spec.loader, _REGISTER[fullname])
-        return spec
-
-
-def register_when_loaded() -> None:
-    """Register with every library already imported; register with the others when they are imported."""
-    pending = []
-    for name, register in _REGISTER.items():
-        if name in sys.modules:
+    Idempotent: a second call registers nothing again. An installed library that fails to
+    import raises its own error.
+    """
+    done = []
+    for name, register in REGISTER.items():
+        if installed(name):
             register()
-        else:
-            pending.append(name)
-    if pending and not any(isinstance(f, _RegisterOnImport) for f in sys.meta_path):
-        sys.meta_path.insert(0, _RegisterOnImport(pending))
+            done.append(name)
+    return tuple(done)
