@@ -1,0 +1,154 @@
+"""OpenSpiel's IS-MCTS bot (and MCTS on determinized games) against the project's heuristic.
+
+Plays 2-player games of ``python_skipbo`` through OpenSpiel's own evaluation loop
+(``open_spiel.python.algorithms.evaluate_bots``), the search bot alternating seats, and prints
+its win rate with a 95% Wilson interval. Needs the ``openspiel`` extra::
+
+    python examples/openspiel_ismcts.py --games 20 --sims 100 --seed 0
+    python examples/openspiel_ismcts.py --bot pimc --games 20 --sims 100 --worlds 4
+
+* ``--bot ismcts``: OpenSpiel's ``ISMCTSBot``. Each simulation draws a full game the searching
+  seat cannot tell from the real one (``resample_from_infostate``, the project's hidden-card
+  sampler) and walks a tree keyed by information-state strings.
+* ``--bot pimc``: OpenSpiel's ``MCTSBot`` on determinized games: for each decision, ``--worlds``
+  sampled games, ``--sims // --worlds`` simulations each, the action with the most visits
+  summed over the worlds (perfect-information Monte Carlo).
+
+Both search with :class:`StockEvaluator` at the leaves (random rollouts of Skip-Bo rarely end:
+random play seldom empties a stock, so a rollout would run to the turn limit and return 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
+
+import skipbo_env.openspiel  # noqa: F401  (registers python_skipbo)
+from skipbo_env.agents.tournament import wilson_interval
+from skipbo_env.bots import make_bot
+from skipbo_env.openspiel import SkipBoBot
+
+
+class StockEvaluator(mcts.Evaluator):
+    """Leaf value from the stocks: each side's share of its stock played, minus the mean share of
+    the other sides (in [-1, 1]); the real returns at a terminal state. Uniform prior."""
+
+    def evaluate(self, state: Any) -> np.ndarray:
+        if state.is_terminal():
+            return np.array(state.returns())
+        gs = state.game_state
+        config = gs.config
+        sides = config.num_teams
+        played = []
+        for side in range(sides):
+            seats = config.team_seats(side)
+            played.append(1.0 - sum(len(gs.stocks[s]) for s in seats) / (config.stock_size * len(seats)))
+        values = [played[config.team(s)] - (sum(played) - played[config.team(s)]) / (sides - 1)
+                  for s in range(config.num_players)]
+        return np.array(values)
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        actions = state.legal_actions()
+        return [(a, 1.0 / len(actions)) for a in actions]
+
+
+class Sampler:
+    """A seeded ``probability_sampler`` for ``resample_from_infostate``: uniform floats in [0, 1)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self) -> float:
+        return float(self.rng.random())
+
+
+class DeterminizedMCTSBot(pyspiel.Bot):
+    """OpenSpiel's ``MCTSBot`` run on ``worlds`` sampled full games per decision; votes by visits."""
+
+    def __init__(self, game: Any, sims: int, worlds: int, seed: int) -> None:
+        pyspiel.Bot.__init__(self)
+        self.sampler = Sampler(seed)
+        self.worlds = worlds
+        self.mcts = mcts.MCTSBot(game, uct_c=2.0, max_simulations=max(1, sims // worlds),
+                                 evaluator=StockEvaluator(), random_state=np.random.RandomState(seed),
+                                 solve=False)
+
+    def step(self, state: Any) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        visits: Counter[int] = Counter()
+        player = state.current_player()
+        for _ in range(self.worlds):
+            world = state.resample_from_infostate(player, self.sampler)
+            root = self.mcts.mcts_search(world)
+            for child in root.children:
+                visits[child.action] += child.explore_count
+        return max(legal, key=lambda a: (visits[a], -a))
+
+    def restart_at(self, state: Any) -> None:
+        pass
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        pass
+
+
+class ISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's ``ISMCTSBot`` with the two calls ``evaluate_bots`` makes of every bot (each
+    search starts afresh from the current state, so both do nothing)."""
+
+    def restart_at(self, state: Any) -> None:
+        pass
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        pass
+
+
+def make_search_bot(kind: str, game: Any, sims: int, worlds: int, seed: int) -> pyspiel.Bot:
+    if kind == "pimc":
+        return DeterminizedMCTSBot(game, sims, worlds, seed)
+    bot = ISMCTSBot(game, StockEvaluator(), uct_c=2.0, max_simulations=sims,
+                           random_state=np.random.RandomState(seed))
+    sampler = Sampler(seed)
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+    return bot
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bot", choices=("ismcts", "pimc"), default="ismcts")
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--sims", type=int, default=100, help="simulations per decision")
+    parser.add_argument("--worlds", type=int, default=4, help="sampled games per decision (pimc)")
+    parser.add_argument("--stock-size", type=int, default=0, help="0: the rules' default (30)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    game = pyspiel.load_game("python_skipbo", {"players": 2, "stock_size": args.stock_size})
+    wins = ties = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    for i in range(args.games):
+        seat = i % 2  # the search bot alternates seats
+        search = make_search_bot(args.bot, game, args.sims, args.worlds, args.seed + i)
+        heuristic = SkipBoBot(make_bot("heuristic", game.config, seed=args.seed + i))
+        bots = [search, heuristic] if seat == 0 else [heuristic, search]
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(args.seed + i))
+        wins += returns[seat] > 0
+        ties += returns[seat] == 0
+        print(f"game {i + 1}: {args.bot} in seat {seat} returns {returns[seat]:+.0f}", flush=True)
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    low, high = wilson_interval(wins, args.games)
+    print(f"{args.bot} vs heuristic, {args.games} games, {args.sims} sims/decision: "
+          f"win rate {wins / args.games:.1%} [{low:.1%}, {high:.1%}] (95% Wilson), "
+          f"{ties} truncated, {elapsed:.0f} s wall, {cpu:.0f} s CPU")
+
+
+if __name__ == "__main__":
+    main()
