@@ -125,10 +125,12 @@ def test_load_game_parameters_and_types():
 
 
 def test_bad_parameters_name_the_field():
-    with pytest.raises(ConfigError, match="num_players"):
+    with pytest.raises(ConfigError, match="^players: must be in 2..6, got 7$"):
         config_from_params({"players": 7})
     with pytest.raises(ConfigError, match="partner_game"):
         config_from_params({"players": 3, "partner_game": True})
+    with pytest.raises(ValueError, match="no parameter 'num_players'"):
+        config_from_params({"num_players": 3})
 
 
 # ------------------------------------------------------------------ chance nodes
@@ -149,6 +151,28 @@ def test_deal_is_chance_nodes_over_the_deck():
     assert gs.stocks == [[13] * 3, [13] * 3]
     assert gs.hand_cards(1) == [13] * 5
     assert len(gs.draw_pile) == 162 - 11
+
+
+def test_impossible_chance_outcome_is_refused():
+    game = pyspiel.load_game("python_skipbo", {"players": 2, "stock_size": 9, "first_player": 0})
+    state = game.new_initial_state()
+    for _ in range(12):
+        state.apply_action(0)  # the twelve 1s of the deck (R1)
+    with pytest.raises(ValueError, match="chance outcome 0 .card 1. cannot happen here"):
+        state.apply_action(0)
+    with pytest.raises(ValueError, match="cannot happen here"):
+        state.apply_action(CHANCE_SEAT_OFFSET)
+
+
+def test_resample_during_the_deal_deals_as_many_cards():
+    game = pyspiel.load_game("python_skipbo", {"players": 2, "stock_size": 3})
+    state = game.new_initial_state()
+    for action in [CHANCE_SEAT_OFFSET + 1, 0, 1, 2]:
+        state.apply_action(action)
+    rng = np.random.default_rng(0)
+    sample = state.resample_from_infostate(0, lambda: float(rng.random()))
+    assert str(sample) == str(state) == "dealing: first player 1, 3 of 11 cards dealt"
+    assert sample.information_state_string(0) == state.information_state_string(0)
 
 
 def test_refill_and_hand_emptied_draws_are_chance_nodes():

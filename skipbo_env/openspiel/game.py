@@ -40,6 +40,7 @@ from ..episode.rewards import LOSS_REWARD, WIN_REWARD, terminal_rewards
 from ..rules import (
     HAND_SIZE,
     WILD,
+    ConfigError,
     Discard,
     GameConfig,
     GameState,
@@ -102,9 +103,22 @@ def config_from_params(params: dict[str, Any]) -> GameConfig:
     """The :class:`GameConfig` of OpenSpiel game parameters (see :data:`PARAMETERS`).
 
     Raises:
+        ValueError: a parameter the game does not have.
         ConfigError: a value the rules reject, naming the field.
     """
+    unknown = sorted(set(params) - set(PARAMETERS))
+    if unknown:
+        raise ValueError(f"python_skipbo has no parameter {unknown[0]!r}; parameters: {', '.join(PARAMETERS)}")
     p = {**PARAMETERS, **params}
+    try:
+        return _config(p)
+    except ConfigError as error:
+        if error.field != "num_players":
+            raise
+        raise ConfigError("players", str(error).removeprefix("num_players: ")) from error
+
+
+def _config(p: dict[str, Any]) -> GameConfig:
     return GameConfig(
         num_players=p["players"],
         stock_size=p["stock_size"] or None,
@@ -126,8 +140,8 @@ class SkipBoGame(pyspiel.Game):
     """``python_skipbo``: Skip-Bo for 2–6 players and its variants (see :data:`PARAMETERS`)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
+        self.config = config_from_params(params or {})
         params = {**PARAMETERS, **(params or {})}
-        self.config = config_from_params(params)
         config = self.config
         zero_sum = _zero_sum(config)
         utility = pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
@@ -342,6 +356,11 @@ class SkipBoState(pyspiel.State):
             self._apply_move(action)
 
     def _apply_chance(self, action: int) -> None:
+        if action not in dict(self.chance_outcomes()):
+            raise ValueError(
+                f"chance outcome {action} ({self._action_to_string(int(pyspiel.PlayerId.CHANCE), action)}) "
+                f"cannot happen here; possible outcomes: {[a for a, _ in self.chance_outcomes()]}"
+            )
         if self._gs is None and self._first is None:
             self._first = action - CHANCE_SEAT_OFFSET
             self._log.add(("first", self._first))
@@ -382,7 +401,8 @@ class SkipBoState(pyspiel.State):
         draw_pile = [v for v in range(1, WILD + 1) for _ in range(left[v])]
         return GameState(
             config, draw_pile, hands, stocks, [[[] for _ in range(NUM_DISCARD_PILES)] for _ in range(n)],
-            [[] for _ in range(4)], [], first, 0, None, np.random.default_rng(0),
+            [[] for _ in range(4)], [], first, 0, None,
+            np.random.default_rng(0),  # shuffles the completed pile (R19); chance nodes pick the cards drawn
         )
 
     def _apply_move(self, action: int) -> None:
