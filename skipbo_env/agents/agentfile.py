@@ -117,13 +117,13 @@ def checkpoint_format(path: str | os.PathLike) -> str:
 
 def pickle_refusal(what: str, exportable: bool = True) -> str:
     """The message that refuses a pickled checkpoint without the opt-in (``exportable``: it names
-    ``train.py --export``, which converts MaskablePPO checkpoints)."""
-    export = (f" To share a model, export it to a safe agent file: python train.py --export MODEL OUT{SUFFIX} "
+    ``skipbo train --export``, which converts MaskablePPO checkpoints)."""
+    export = (f" To share a model, export it to a safe agent file: skipbo train --export MODEL OUT{SUFFIX} "
               "--allow-pickle" if exportable else "")
     return (
         f"{what} holds pickles, and loading a pickle can run any code its author put in it. "
         "Load it only if you made it or trust where it came from: pass allow_pickle=True "
-        f"(--allow-pickle in evaluate.py, skipbo-play and train.py --export).{export}"
+        f"(--allow-pickle in skipbo evaluate, skipbo play and skipbo train --export).{export}"
     )
 
 
@@ -333,7 +333,7 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
                                                                   "checkpoint (.zip): unreadable safetensors header")
     if METADATA_KEY not in metadata:
         raise CheckpointError(path, f"a safetensors file without the {METADATA_KEY!r} description in its header "
-                                    "(agent files are written by train.py --export)")
+                                    "(agent files are written by skipbo train --export)")
     desc = parse_description(path, metadata[METADATA_KEY])
     if config is not None:
         check_spaces(path, spaces.Box(0.0, 1.0, (desc["observation_size"],), np.float32),

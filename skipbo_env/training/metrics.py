@@ -156,5 +156,5 @@ def print_summary(summary: dict[str, Any]) -> None:
                   f"{float(r['ci_low']):.1%}–{float(r['ci_high']):.1%} | {float(r['truncation_rate']):.1%} | "
                   f"{float(r['mean_turns']):.0f} |")
     print(f"\nlearning curve: {run_dir / 'learning_curve.png'}; best model: {run_dir / 'best.zip'} "
-          f"(evaluate it with --allow-pickle, or train.py --export it to a .safetensors agent file); "
+          f"(evaluate it with --allow-pickle, or skipbo train --export it to a .safetensors agent file); "
           f"TensorBoard: tensorboard --logdir {run_dir / 'tb'}")

@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(the scripted agents and the shipped trained agents are always offered)")
     parser.add_argument("--records", action="append", default=[], metavar="PATH",
                         help="offer record files for replay: a file, or a folder of them such as "
-                             "evaluate.py --save-records writes; repeatable")
+                             "skipbo evaluate --save-records writes; repeatable")
     parser.add_argument("--allow-pickle", action="store_true",
                         help="also offer and load pickled model files (MaskablePPO .zip checkpoints). A pickled "
                              "file can run arbitrary code when it is loaded; only use it for files you made or trust")
