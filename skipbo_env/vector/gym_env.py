@@ -20,7 +20,8 @@ Example::
   observation (``infos["_final_obs"]`` marks those games),
   ``infos["final_info"]`` its winners, and ``obs[i]`` is already the next
   game's first observation.
-* Opponents, learner seat, rewards, re-deals and illegal actions follow
+* Opponents (any agent name the registry knows, ``opponents="turn-2p"``, or an object with
+  ``act``), learner seat, rewards, re-deals and illegal actions follow
   :mod:`skipbo_env.vector.learner`.
 """
 

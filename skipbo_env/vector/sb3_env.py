@@ -71,7 +71,7 @@ class SkipBoVecEnv(VecEnv):
         num_envs: number of games.
         opponents, learner_seat, illegal_action, reward_shaping: see
             :mod:`skipbo_env.vector.learner`.
-        seed: seeds every game, in-engine agent and learner-seat draw. SB3's
+        seed: seeds every game, in-engine agent, named opponent and learner-seat draw. SB3's
             ``seed(s)`` (called by the algorithms) reseeds at the next
             ``reset()`` from the first sub-env's seed ``s``.
 
