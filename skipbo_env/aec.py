@@ -23,6 +23,9 @@ and :meth:`raw_env._finish` only.
   envs do, so there an illegal action ends the game with -1 for the offender
   and 0 for everyone else (``illegal_action="lose"``, PettingZoo's
   ``TerminateIllegalWrapper`` rule).
+* :meth:`raw_env.seat_view` hands an agent that reads views what its seat
+  sees; :meth:`raw_env.state` is the whole table for centralised critics
+  (:mod:`skipbo_env.state_vector`, hidden cards included).
 
 Example::
 

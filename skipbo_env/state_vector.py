@@ -39,6 +39,9 @@ def discard_capacity(config: GameConfig) -> int:
     return DECK_SIZE - config.num_teams
 
 
+_Pieces = list[tuple[str, tuple[int, ...], Any]]
+
+
 def state_pieces(config: GameConfig) -> tuple[tuple[str, tuple[int, ...], Any], ...]:
     """``(name, shape, divisor)`` of every piece of the state vector of ``config``, in order.
 
@@ -47,7 +50,7 @@ def state_pieces(config: GameConfig) -> tuple[tuple[str, tuple[int, ...], Any], 
     axis of the count pieces).
     """
     n, capacity, counts = config.num_players, discard_capacity(config), COUNT_SCALE.astype(np.float64)
-    head = [
+    head: _Pieces = [
         ("current_player", (n,), 1.0),
         ("building_values", (NUM_BUILDING_PILES, BUILD_SLOTS), 1.0),
         ("building_wilds", (NUM_BUILDING_PILES, BUILD_SLOTS - 1), 1.0),
@@ -56,7 +59,7 @@ def state_pieces(config: GameConfig) -> tuple[tuple[str, tuple[int, ...], Any], 
         ("completed_counts", (13,), counts),
         ("completed_size", (1,), float(DECK_SIZE)),
     ]
-    seat = [
+    seat: _Pieces = [
         ("hand_counts", (13,), float(HAND_SIZE)),
         ("stock_top", (CARD_SLOTS,), 1.0),
         ("stock_size", (1,), float(config.stock_size)),
@@ -67,7 +70,7 @@ def state_pieces(config: GameConfig) -> tuple[tuple[str, tuple[int, ...], Any], 
         ("discard_sizes", (NUM_DISCARD_PILES,), DISCARD_SIZE_SCALE),
         ("discard_piles", (NUM_DISCARD_PILES, capacity), CARD_SCALE),
     ]
-    tail = [
+    tail: _Pieces = [
         ("turn", (1,), float(config.turn_limit)),
         ("moves", (1,), float(config.move_limit)),
         ("winner", (n,), 1.0),

@@ -10,6 +10,7 @@ import importlib
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ from skipbo_env.state_vector import (
 )
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-CONFIGS = {
+CONFIGS: dict[str, dict[str, Any]] = {
     "2p": dict(num_players=2),
     "3p-stock4": dict(num_players=3, stock_size=4),
     "4p-partner-stock3": dict(num_players=4, partner_game=True, stock_size=3),
