@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from .extras import docs_url
 from .render import seat_tag
 from .rules import (
     END_TURN,
@@ -449,10 +450,11 @@ def moves_lines(legal: Sequence[Move]) -> list[list[Segment]]:
     return lines
 
 
-HELP = """\
-How to play (more in docs/play.md). Build the four building piles up from 1 to 12;
-play the last card of your stock to win. On your turn play any number of cards
-onto building piles, then discard one hand card to end the turn.
+HELP = f"""\
+How to play (more in {docs_url("play")}).
+Build the four building piles up from 1 to 12; play the last card of your stock
+to win. On your turn play any number of cards onto building piles, then discard
+one hand card to end the turn.
 
 Move keys (piles are numbered 1 to 4, cards 1-12 and SB for a Skip-Bo wild):
   h5>2    hand 5 onto building pile 2        hSB>1 (or hW>1): a wild from the hand

@@ -21,6 +21,12 @@ allowed)::
 Excluded blocks are reported as skipped with their reason (`pytest -rs`), and
 `test_excluded_blocks_are_few_and_explained` lists them all. Blocks in other
 languages (``json``, plain text, terminal transcripts) are not run.
+
+What a block says it prints is checked: a comment ``# prints: TEXT`` (in a ```python or
+```bash block, at the end of a line or on a line of its own) claims that the block's standard
+output has a line ``TEXT``; ``...`` in ``TEXT`` stands for any text. A block's claims are found in
+its output in the order they are written. In a ```python block, a comment at the end of a
+``print(...)`` line must be such a claim: a reader takes any other comment there for the output.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ TIMEOUT_S = 300
 # cluster) must carry a marker: the test refuses to run them rather than touch the venv it runs in.
 ENV_CHANGING = re.compile(r"pip\s+install|-m\s+venv|\.ci/setup|\.ci/run|ray\s+start|uv\s+pip")
 OUTPUT_TAIL = 4000
+CLAIM = re.compile(r"#\s*prints:\s?(?P<text>.*?)\s*$")
+PRINT_COMMENT = re.compile(r"\bprint\(.*\)\s*#(?P<comment>.*)$")
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,11 @@ class Block:
     @property
     def where(self) -> str:
         return f"{self.name}:{self.line}"
+
+    @property
+    def claims(self) -> list[str]:
+        """The lines of output the block claims (``# prints: TEXT``), in order."""
+        return [m["text"] for line in self.code.splitlines() if (m := CLAIM.search(line))]
 
 
 RESEARCH_LOG = ROOT / "docs" / "research"
@@ -119,6 +132,25 @@ def tail(text: str) -> str:
     return text if len(text) <= OUTPUT_TAIL else "...\n" + text[-OUTPUT_TAIL:]
 
 
+def claim_pattern(text: str) -> re.Pattern[str]:
+    """A claimed output line as a pattern: literal text, ``...`` for any text."""
+    return re.compile(".*".join(re.escape(part) for part in text.split("...")))
+
+
+def unmet_claims(claims: list[str], stdout: str) -> list[str]:
+    """The claims not found, in order, as whole lines (trailing blanks ignored) of ``stdout``."""
+    lines = [line.rstrip() for line in stdout.splitlines()]
+    at, unmet = 0, []
+    for claim in claims:
+        pattern = claim_pattern(claim)
+        found = next((i for i in range(at, len(lines)) if pattern.fullmatch(lines[i])), None)
+        if found is None:
+            unmet.append(claim)
+        else:
+            at = found + 1
+    return unmet
+
+
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.where for b in BLOCKS])
 def test_doc_block_runs(block: Block) -> None:
     if block.excluded is not None:
@@ -162,6 +194,34 @@ def test_doc_block_runs(block: Block) -> None:
             f"--- block ---\n{block.code}--- stdout ---\n{tail(proc.stdout)}\n--- stderr ---\n{tail(proc.stderr)}",
             pytrace=False,
         )
+    unmet = unmet_claims(block.claims, proc.stdout)
+    if unmet:
+        pytest.fail(
+            f"{block.where}: the block does not print what it says (# prints: ...), missing in order: {unmet}\n"
+            f"--- stdout ---\n{tail(proc.stdout)}",
+            pytrace=False,
+        )
+
+
+def test_print_comments_are_checked_claims() -> None:
+    """A comment after ``print(...)`` in a Python block reads as its output: it must be a
+    ``# prints: TEXT`` claim, which the block's run checks (explanations go on their own line)."""
+    loose = [
+        f"{b.where}: {line.strip()}"
+        for b in BLOCKS if b.lang == "python"
+        for line in b.code.splitlines()
+        if PRINT_COMMENT.search(line) and not CLAIM.search(line)
+    ]
+    assert not loose, "write '# prints: TEXT' (checked) or move the comment above the print:\n" + "\n".join(loose)
+
+
+def test_claims_are_matched_in_order_with_ellipses() -> None:
+    block = Block("x.md", 1, "python", "print(1)  # prints: a 1 ...\nx = 2\n# prints: end\n", None)
+    assert block.claims == ["a 1 ...", "end"]
+    assert unmet_claims(block.claims, "start\na 1 b c\nend\n") == []
+    assert unmet_claims(block.claims, "end\na 1 b\n") == ["end"]  # order matters
+    assert unmet_claims(["a 1"], "a 12\n") == ["a 1"]  # whole lines only
+    assert unmet_claims(["{'x': 1.0}"], "{'x': 1.0}   \n") == []
 
 
 def test_excluded_blocks_are_few_and_explained(capsys: pytest.CaptureFixture[str]) -> None:
@@ -230,3 +290,51 @@ def test_user_docs_say_what_is_not_which_round_found_it() -> None:
         if HISTORY.search(line)
     ]
     assert not cited, "move measurement history to docs/research/:\n" + "\n".join(cited)
+
+
+def docs_url() -> str:
+    """The documentation site the package names (``[project.urls] Documentation``)."""
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Documentation"]
+
+
+RELATIVE_DOC = re.compile(r"\]\((?!https?://|#)[^)]*\)|(?<![\w/.:-])docs/[\w/.-]+\.md")
+
+
+def test_pages_a_pip_user_reads_link_to_the_site() -> None:
+    """The README (the package's long description on PyPI) and the model cards shipped in the wheel
+    point to pages by absolute links into the documentation site the metadata names."""
+    url = docs_url()
+    pages = [ROOT / "README.md", *sorted((ROOT / "skipbo_env" / "models").glob("*.md"))]
+    relative = [
+        f"{path.relative_to(ROOT)}:{n}: {m.group(0)}"
+        for path in pages
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for m in RELATIVE_DOC.finditer(line)
+    ]
+    assert not relative, f"link to {url}... instead:\n" + "\n".join(relative)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.count(url) >= 10
+
+
+def test_pages_name_every_extra_and_every_shipped_agent() -> None:
+    """The README's extras table and the landing page name every extra of pyproject.toml, say
+    what ``all`` holds, and name every shipped trained agent."""
+    import tomllib
+
+    from skipbo_env.agents import SHIPPED
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    in_all = sorted(re.findall(r"skipbo-env\[([\w,]+)\]", extras["all"][0])[0].split(","))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| `([\w-]+)` \| (.*) \|$", readme, flags=re.M))
+    assert set(table) >= set(extras) - {"dev"}, f"README's extras table lacks {set(extras) - {'dev'} - set(table)}"
+    assert sorted(re.findall(r"\b(fast|train|render|web|ray|openspiel|rllib)\b", table["all"].split("(")[0])) == in_all
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    for extra in set(extras) - {"dev"}:
+        assert f"`{extra}`" in index, f"docs/index.md does not name the {extra!r} extra"
+    listed = re.search(r"`all` \(([^);]*)", index)
+    assert listed and sorted(re.findall(r"`(\w+)`", listed.group(1))) == in_all
+    for name in SHIPPED:
+        assert f"`{name}`" in readme and f"`{name}`" in index, f"{name} is shipped but not listed"

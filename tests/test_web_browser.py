@@ -230,6 +230,36 @@ def test_two_people_each_see_only_their_own_hand(server, browser, shots):
         if pg.evaluate("document.body.dataset.state") == "ready":
             assert seats == {str(link["seat"])}
     assert "ready" in {pg.evaluate("document.body.dataset.state") for pg in pages}  # one of them is to move
+    for pg, link in zip(pages, g["links"], strict=True):  # partners sit opposite: seats 0 and 2, 1 and 3
+        partner, other = (link["seat"] + 2) % 4, (link["seat"] + 1) % 4
+        assert pg.text_content(f'#g-table .seat[data-seat="{partner}"] .name .tag') == "(partner)"
+        assert pg.text_content(f'#g-table .seat[data-seat="{other}"] .name .tag').startswith("(team ")
     pages[0].screenshot(path=str(shots / "web_partner.png"), full_page=True)
     for pg in pages:
         pg.close()
+
+
+def test_a_known_position_reads_as_at_the_terminal(server, page, shots, tmp_path):
+    """Turns and piles counted from 1, as the terminal prints the same position
+    (tests/test_numbering.py): the status, the pile numbers and a move's words and key."""
+    from test_numbering import LABELS, WILD_FROM_PILE_4, known_state
+
+    from skipbo_env.records import GameRecord
+
+    recorder = GameRecord.start(known_state(), LABELS)
+    recorder.add(WILD_FROM_PILE_4)
+    path = tmp_path / "known.json"
+    path.write_text(json.dumps(recorder.record().to_dict()))
+    page.goto(server.url + "/#replay")
+    page.set_input_files("#r-file", str(path))
+    page.wait_for_selector("#r-player:not([hidden])")
+    assert page.text_content("#r-status") == "turn 8: player_0 (human) to move"
+    assert page.locator("#r-table .center .numbers span").all_text_contents() == ["1", "2", "3", "4"]
+    seat0 = '#r-table .seat[data-seat="0"]'
+    assert page.locator(f"{seat0} .numbers span").all_text_contents() == ["1", "2", "3", "4"]
+    assert page.locator(f'{seat0} .fan[data-discard="3"] .card').last.get_attribute("data-face") == "SB"
+    page.click("#r-next")
+    assert page.text_content("#r-move") == (
+        "move 1: player_0 (human) plays SB from discard pile 4 onto building pile 2 as 1 [d4>2]")
+    assert page.locator('#r-table [data-building="1"]').get_attribute("data-face") == "1"
+    page.screenshot(path=str(shots / "web_numbers.png"), full_page=True)

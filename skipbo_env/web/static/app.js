@@ -49,6 +49,11 @@ function cardEl(face, extra) {
   return c;
 }
 function backEl(text) { const c = el("div", "card back", text); return c; }
+function pileNumbers(count) {  // piles are numbered from 1, as in the move keys (d4>2) and the terminal
+  const row = el("div", "numbers");
+  for (let i = 1; i <= count; i++) row.appendChild(el("span", null, String(i)));
+  return row;
+}
 function withSize(card, size) { card.appendChild(el("span", "size", String(size))); return card; }
 
 // ------------------------------------------------------------------ the table
@@ -83,6 +88,7 @@ function renderSeat(t, s) {
   // discard piles, fanned
   const dg = el("div", "group");
   dg.appendChild(el("span", "label", "discard piles"));
+  dg.appendChild(pileNumbers(info.discards.length));
   const piles = el("div", "piles");
   info.discards.forEach((pile, d) => {
     const fan = el("div", "fan");
@@ -128,6 +134,7 @@ function renderTable(container, t) {
   const center = el("div", "center");
   const bg = el("div", "group");
   bg.appendChild(el("span", "label", "building piles"));
+  bg.appendChild(pileNumbers(t.building.length));
   const piles = el("div", "piles");
   t.building.forEach((value, b) => {
     const c = value ? cardEl(String(value)) : cardEl(null);
