@@ -90,6 +90,10 @@ def build_parser(prog: str = "skipbo evaluate") -> argparse.ArgumentParser:
                         help="variant: no discard while the stock top can be played (§9)")
     parser.add_argument("--workers", type=int, default=None,
                         help="processes (default: every core); results do not depend on it")
+    parser.add_argument("--ray", metavar="ADDRESS", default=None,
+                        help="play the games as Ray tasks on the cluster at ADDRESS (auto: the one `ray start` "
+                             "made on this machine; or HOST:PORT) instead of local processes; needs the ray "
+                             f"extra; results do not depend on it ({docs_url('scaling')})")
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH,
                         help=f"games each worker plays at once; a network agent decides them in one "
                              f"forward pass per step; results do not depend on it (default {DEFAULT_BATCH})")
@@ -192,20 +196,20 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
     try:
         result = run_tournament(
             args.agents, config, games=args.games, seed=args.seed, workers=args.workers,
-            batch_size=args.batch_size,
+            batch_size=args.batch_size, ray=args.ray,
             records_dir=args.save_records, progress=None if args.no_progress else progress,
             allow_pickle=args.allow_pickle,
         )
     except BaseException as exc:
         remove_empty_folders(made)
-        if isinstance(exc, ValueError):
+        if isinstance(exc, ValueError | ConnectionError):  # ConnectionError: no Ray cluster at --ray
             parser.error(str(exc))
         raise
     finally:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
-    extra = {"wall_seconds": wall, "workers": args.workers or os.cpu_count(), "argv": sys.argv[1:]}
+    extra = {"wall_seconds": wall, "workers": args.workers or os.cpu_count(), "ray": args.ray, "argv": sys.argv[1:]}
     paths = write_outputs(result, out, extra)
     print(markdown(result))
     print()
@@ -238,14 +242,14 @@ def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, confi
         result = run_ladder(
             specs, config, games=args.games, seed=args.seed, pair_games=pair_games, workers=args.workers,
             progress=None if args.no_progress else progress, records_dir=args.save_records,
-            allow_pickle=args.allow_pickle, batch_size=args.batch_size, reuse=args.reuse,
+            allow_pickle=args.allow_pickle, batch_size=args.batch_size, reuse=args.reuse, ray=args.ray,
         )
     except BaseException as exc:
         remove_empty_folders(made)
-        if isinstance(exc, ValueError):
+        if isinstance(exc, ValueError | ConnectionError):  # ConnectionError: no Ray cluster at --ray
             parser.error(str(exc))
         raise
-    extra = {"workers": args.workers or os.cpu_count(), "argv": sys.argv[1:]}
+    extra = {"workers": args.workers or os.cpu_count(), "ray": args.ray, "argv": sys.argv[1:]}
     paths = write_ladder_outputs(result, out, extra)
     print(result.to_markdown())
     print()

@@ -38,7 +38,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -49,6 +48,7 @@ import numpy as np
 from ..files import MIB, FileReadError, check_readable, read_text_bounded
 from ..records import write_json_atomic
 from ..rules import GameConfig
+from .executors import ChunkRunner, open_runner
 from .registry import agent_label, derive_seed, load_agent
 from .report import config_flags, game_row, games_header, parse_game_row
 from .tournament import (
@@ -58,7 +58,6 @@ from .tournament import (
     openskill_ratings,
     run_tournament,
     wilson_interval,
-    worker_pool,
 )
 
 PROGRESS_EVERY_S = 15.0
@@ -330,6 +329,7 @@ def run_ladder(
     allow_pickle: bool = False,
     batch_size: int = DEFAULT_BATCH,
     reuse: Sequence[str | os.PathLike] = (),
+    ray: str | None = None,
 ) -> LadderResult:
     """Play every pair of ``agents`` in its own tournament and rate them all (see the module docstring).
 
@@ -343,8 +343,8 @@ def run_ladder(
         seed: the ladder seed; each pair's seed derives from it and the pair's two specs.
         pair_games: games for particular pairs, keyed by ``(spec, spec)`` in either order
             (e.g. ``{("search", "random"): 400}``); the other pairs play ``games``.
-        workers: processes per pair (one pool serves every pair); ``None`` uses every core, ``1``
-            plays in this process. Results do not depend on it.
+        workers: processes per pair (one pool serves every pair); ``None`` uses every core (with
+            ``ray``, every CPU of the cluster), ``1`` plays in this process. Results do not depend on it.
         progress: called with a line of text when a pair starts, about every
             :data:`PROGRESS_EVERY_S` seconds while it plays (games done, games/s, the pair's ETA)
             and when it ends.
@@ -364,6 +364,9 @@ def run_ladder(
             folder that cannot be read, was played on another game, holds a matching pair with
             another number of games or a pair another folder also holds, or whose pair's first
             deal now plays differently. All are checked before the first game.
+        ray: play the games as Ray tasks on the cluster at this address (``auto``, ``HOST:PORT``),
+            as :func:`~skipbo_env.agents.tournament.run_tournament` does; one connection serves
+            every pair.
     """
     config = config if config is not None else GameConfig()
     specs = tuple(os.fspath(a) for a in agents)
@@ -374,15 +377,15 @@ def run_ladder(
     counts = _pair_counts(specs, games, pair_games, len(lineups(2, config)))
     for spec in specs:  # fail fast: an unknown agent is named before hours of games
         load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
-    if workers is None:
+    if workers is None and ray is None:
         workers = os.cpu_count() or 1
-    if type(workers) is not int or workers < 1:
+    if workers is not None and (type(workers) is not int or workers < 1):
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
 
     say = progress or (lambda line: None)
     start = time.perf_counter()
     reused = _reused_pairs(reuse, specs, labels, config, seed, counts, allow_pickle, batch_size, say)
-    settings = _PairSettings(specs, labels, config, seed, workers, records_dir, allow_pickle, batch_size, say)
+    settings = _PairSettings(specs, labels, config, seed, workers, ray, records_dir, allow_pickle, batch_size, say)
     pairs = _play_pairs(settings, counts, reused)
     return LadderResult(
         specs=specs, labels=labels, config=config, seed=seed, games=games, pairs=tuple(pairs),
@@ -418,7 +421,8 @@ class _PairSettings:
     labels: tuple[str, ...]
     config: GameConfig
     seed: int
-    workers: int
+    workers: int | None
+    ray: str | None
     records_dir: str | os.PathLike | None
     allow_pickle: bool
     batch_size: int
@@ -442,8 +446,9 @@ def _play_pairs(
                 done_before += n
                 say(f"{name}: {n} games reused from {reused[i, j].reused_from} (ladder: {done_before}/{total} games)")
                 continue
-            if pool is None and settings.workers > 1:  # one pool for every pair, started for the first one played
-                pool = stack.enter_context(worker_pool(settings.workers))
+            if pool is None and (settings.ray is not None or (settings.workers or 1) > 1):
+                # one pool (or cluster connection) for every pair, started for the first one played
+                pool = stack.enter_context(open_runner(settings.workers or 1, settings.ray))
             pair = _play_pair(settings, i, j, n, name, _Ticker(name, n, total, done_before, say), pool)
             pairs.append(pair)
             done_before += n
@@ -456,7 +461,7 @@ def _play_pairs(
 
 
 def _play_pair(
-    settings: _PairSettings, i: int, j: int, n: int, name: str, ticker: _Ticker, pool: Executor | None
+    settings: _PairSettings, i: int, j: int, n: int, name: str, ticker: _Ticker, pool: ChunkRunner | None
 ) -> PairResult:
     """The tournament of ladder agents ``i < j``: ``n`` games from the pair's seed."""
     specs, labels = settings.specs, settings.labels

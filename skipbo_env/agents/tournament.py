@@ -35,18 +35,11 @@ How games are laid out (docs/baselines.md has the worked 2-player case):
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import dataclasses
 import math
 import os
-import signal
-import sys
-import threading
-import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +50,7 @@ from ..episode import GameLoop, play_batched
 from ..extras import missing_extra
 from ..records import GameRecord, GameRecorder
 from ..rules import GameConfig, Move, new_game
+from .executors import ChunkRunner, InProcess, open_runner
 from .registry import agent_label, derive_seed, load_agent
 
 try:
@@ -334,52 +328,6 @@ def _result(index: int, plan: tuple[tuple[int, ...], ...], first_player: int, st
     )
 
 
-def _init_worker(parent: int) -> None:
-    """One worker per core: torch must not start threads of its own (the workers already use every core).
-    The worker ends with its ``parent`` process, however that ends (:func:`_die_with_parent`)."""
-    _die_with_parent(parent)
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = "1"
-    try:
-        import torch  # the train extra; without it there is nothing to limit
-    except ImportError:
-        return
-    torch.set_num_threads(1)
-
-
-_PR_SET_PDEATHSIG = 1
-"""Linux ``prctl`` option: the signal a process gets when the thread that started it ends."""
-
-
-def _die_with_parent(parent: int) -> None:
-    """End this process when process ``parent`` ends, even by ``kill -9`` (else a worker lives on,
-    idle, forever): on Linux the kernel sends it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; a parent
-    gone before the request is seen by its id), elsewhere a daemon thread polls the parent's id."""
-    if sys.platform.startswith("linux"):
-        try:
-            armed = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
-        except (OSError, AttributeError):
-            armed = False
-        if armed:
-            if os.getppid() != parent:
-                os._exit(1)
-            return
-    threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
-
-
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(1)
-
-
-def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """Tournament worker processes (spawned, one torch thread each, ending with this process); pass
-    it to several :func:`run_tournament` calls to start the processes (and load torch in them) once."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_init_worker,
-                               initargs=(os.getpid(),))
-
-
 def _play_chunk(args: tuple) -> list[GameResult]:
     specs, labels, config, seed, indices, plan, records_dir, allow_pickle = args
     return play_tournament_games(specs, labels, config, seed, list(indices), plan, records_dir, allow_pickle)
@@ -395,7 +343,8 @@ def run_tournament(
     progress: Callable[[int], None] | None = None,
     allow_pickle: bool = False,
     batch_size: int = DEFAULT_BATCH,
-    pool: Executor | None = None,
+    pool: ChunkRunner | None = None,
+    ray: str | None = None,
 ) -> TournamentResult:
     """Play a seat-balanced, deal-paired tournament and aggregate it.
 
@@ -409,7 +358,9 @@ def run_tournament(
             lineups (see the module docstring) so that every deal is played
             in every lineup.
         seed: the tournament seed; same seed, same games and results.
-        workers: processes; ``None`` uses every core, ``1`` plays in this process.
+        workers: processes; ``None`` uses every core (with ``ray``, every CPU of the cluster),
+            ``1`` plays in this process. The games are split into chunks of at most
+            ``batch_size`` games, at least ``workers`` of them.
         records_dir: if given, one :class:`skipbo_env.records.GameRecord`
             JSON per game is written there as ``game_NNNNNN.json``.
         progress: called with 0 once the arguments are checked and the games
@@ -420,9 +371,13 @@ def run_tournament(
             made or trusts (a training run's own evaluation models).
         batch_size: games played at once by each worker (a network agent decides
             all of them in one forward pass per step); results do not depend on it.
-        pool: play in this executor's workers (e.g. :func:`worker_pool`, kept by a
-            training run across its evaluations) instead of starting ``workers``
-            new processes; ``workers`` still sets how the games are split.
+        pool: play in this runner's workers (a :class:`~skipbo_env.agents.executors.ChunkRunner`
+            from :func:`~skipbo_env.agents.executors.open_runner`, kept by a training run across
+            its evaluations) instead of starting new ones; ``workers`` (default: the runner's
+            width) still sets how the games are split.
+        ray: play the chunks as Ray tasks on the cluster at this address (``auto``, ``HOST:PORT``;
+            the ``ray`` extra) instead of local processes. Agent files and ``records_dir`` must be
+            reachable at the same paths on every node.
 
     Raises:
         ValueError: bad agents (unknown name, bad checkpoint), too many agents
@@ -431,9 +386,7 @@ def run_tournament(
     config = config if config is not None else GameConfig()
     specs = tuple(os.fspath(a) for a in agents)
     plan = _check_tournament(specs, config, games, seed, batch_size)
-    if workers is None:
-        workers = os.cpu_count() or 1
-    if type(workers) is not int or workers < 1:
+    if workers is not None and (type(workers) is not int or workers < 1):
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     for spec in dict.fromkeys(specs):  # fail fast, before any process starts
         load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
@@ -442,14 +395,17 @@ def run_tournament(
     if records_dir is not None:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
         rdir = os.fspath(records_dir)
-    if progress is not None:
-        progress(0)
-    chunk = max(1, min(batch_size, -(-games // workers)))
-    tasks = [
-        (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir, allow_pickle)
-        for start in range(0, games, chunk)
-    ]
-    results = _play_tasks(tasks, workers, pool, progress)
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(open_runner(workers or os.cpu_count() or 1, ray))
+        if progress is not None:
+            progress(0)
+        chunk = max(1, min(batch_size, -(-games // (workers or pool.width))))
+        tasks = [
+            (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir, allow_pickle)
+            for start in range(0, games, chunk)
+        ]
+        results = _play_tasks(tasks, pool, progress)
     return aggregate(specs, labels, config, seed, plan, tuple(results[i] for i in range(games)))
 
 
@@ -473,27 +429,20 @@ def _check_tournament(
 
 
 def _play_tasks(
-    tasks: list[tuple], workers: int, pool: Executor | None, progress: Callable[[int], None] | None
+    tasks: list[tuple], runner: ChunkRunner, progress: Callable[[int], None] | None
 ) -> dict[int, GameResult]:
-    """Every game of ``tasks`` (chunks of :func:`play_tournament_games` arguments) by index: in
-    this process (``workers == 1``) or in ``pool`` (a new pool of ``workers`` when ``None``)."""
-    results: dict[int, GameResult] = {}
-    if workers == 1:
+    """Every game of ``tasks`` (chunks of :func:`play_tournament_games` arguments) by index, played
+    by ``runner``; a game played twice (a chunk run again after its node died) is an error."""
+    if isinstance(runner, InProcess):
         _WORKER_AGENTS.clear()  # a checkpoint file may have changed since the last call
-        for task in tasks:
-            results.update((res.index, res) for res in _play_chunk(task))
-            if progress is not None:
-                progress(len(task[4]))
-        return results
-    with contextlib.ExitStack() as stack:
-        if pool is None:
-            pool = stack.enter_context(worker_pool(workers))
-        futures = [pool.submit(_play_chunk, task) for task in tasks]
-        for future in as_completed(futures):
-            done = future.result()
-            results.update((res.index, res) for res in done)
-            if progress is not None:
-                progress(len(done))
+    results: dict[int, GameResult] = {}
+    for _, done in runner.run(_play_chunk, tasks):
+        for res in done:
+            if res.index in results:
+                raise RuntimeError(f"game {res.index} came back twice")
+            results[res.index] = res
+        if progress is not None:
+            progress(len(done))
     return results
 
 

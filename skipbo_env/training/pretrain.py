@@ -14,8 +14,6 @@ loop, :func:`skipbo_env.episode.decisions`.
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +22,7 @@ import torch
 from tqdm import tqdm
 
 from ..agents import load_agent
+from ..agents.executors import run_chunks
 from ..agents.search import SearchAgent
 from ..bots import ScriptedAgent
 from ..encoding import observation_layout
@@ -101,6 +100,10 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
     return obs_list, mask_list, act_list, ret_list, wins, agreed
 
 
+def _play_chunk(args: tuple) -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[float], int, int]:
+    return _play(*args)
+
+
 def collect(
     game: GameConfig,
     teacher: str,
@@ -112,6 +115,7 @@ def collect(
     progress: bool = True,
     student: str | None = None,
     workers: int = 1,
+    ray: str | None = None,
 ) -> Demonstrations:
     """Play ``games`` games with the learner in a random seat and record the teacher's decision at each of its turns.
 
@@ -120,7 +124,8 @@ def collect(
     policy moves and the teacher only labels the positions the student
     reaches (DAgger). The deals, seats and agent seeds are drawn from
     ``seed`` before any game is played and the games are concatenated in
-    order, so the result does not depend on ``workers``.
+    order, so the result does not depend on ``workers`` (processes; with ``ray``, Ray tasks on the
+    cluster at that address play the chunks of games instead).
     """
     rng = np.random.default_rng(seed)
     specs = list(opponents)
@@ -137,18 +142,13 @@ def collect(
     chunks = [deals[i:i + chunk] for i in range(0, games, chunk)]
     desc = "pretrain: teacher games" if student is None else "pretrain: DAgger games"
     bar = tqdm(total=games, desc=desc, unit="game", disable=not progress)
-    parts = []
-    if workers > 1:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(_play, game, teacher, c, student, gamma, shaping) for c in chunks]
-            for future, c in zip(futures, chunks, strict=True):
-                parts.append(future.result())
-                bar.update(len(c))
-    else:
-        for c in chunks:
-            parts.append(_play(game, teacher, c, student, gamma, shaping))
-            bar.update(len(c))
+    done = {}
+    args = [(game, teacher, c, student, gamma, shaping) for c in chunks]
+    for i, part in run_chunks(_play_chunk, args, None, workers, ray):
+        done[i] = part
+        bar.update(len(chunks[i]))
     bar.close()
+    parts = [done[i] for i in range(len(chunks))]
     obs = [o for part in parts for o in part[0]]
     width = observation_layout(game).size
     return Demonstrations(

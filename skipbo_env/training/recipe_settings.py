@@ -15,7 +15,7 @@ from ..agents.registry import is_search_spec, known_agents
 from ..agents.search import parse_search_spec
 from ..agents.turnnet import check_turn_game
 from ..rules import ConfigError, GameConfig
-from .settings import check_seed, check_threads, positive
+from .settings import check_ray, check_seed, check_threads, positive
 from .settings_io import YamlConfig, show
 
 MAX_SHARDS = 1000
@@ -24,15 +24,16 @@ MAX_SHARD_GAMES = 100_000
 """Most games of one shard (the value recipe plays a shard's games at once in one batched engine)."""
 
 
-def check_recipe_run(name: str, seed: int, threads: int, runs_dir: str) -> None:
+def check_recipe_run(name: str, seed: int, threads: int, runs_dir: str, ray: str | None = None) -> None:
     """The fields every recipe's top level shares: a plain run folder name, a seed in 0..2**63-1,
-    1 to 1024 threads, a runs folder without NUL characters."""
+    1 to 1024 threads, a runs folder without NUL characters, no Ray address or a valid one."""
     if not name or "/" in name or "\0" in name or name.startswith(".") or len(name.encode()) > 255:
         raise ConfigError("name", f"must be a plain folder name, got {show(name)}")
     if not runs_dir or "\0" in runs_dir:
         raise ConfigError("runs_dir", f"must name a folder, got {show(runs_dir)}")
     check_seed("seed", seed)
     check_threads("threads", threads)
+    check_ray("ray", ray)
 
 
 def check_shards(section: str, shards: int, games: int, workers: int) -> None:
@@ -165,9 +166,14 @@ class TurnNetConfig(YamlConfig):
     labels: LabelSettings = field(default_factory=LabelSettings)
     fit: FitSettings = field(default_factory=FitSettings)
     eval: CheckSettings = field(default_factory=CheckSettings)
+    ray: str | None = None
+    """Make the data shards (and play the checks' tournaments) as Ray tasks on the cluster at this
+    address (``auto``, ``HOST:PORT``; the ``ray`` extra; ``--ray auto``) instead of local processes;
+    ``None`` (default): local. The run folder must be reachable at the same path on every node.
+    Results do not depend on it, and a run started locally resumes on a cluster and back."""
 
     def __post_init__(self) -> None:
-        check_recipe_run(self.name, self.seed, self.threads, self.runs_dir)
+        check_recipe_run(self.name, self.seed, self.threads, self.runs_dir, self.ray)
         try:
             check_turn_game(self.game)
         except ValueError as exc:
@@ -227,9 +233,14 @@ class ValueNetConfig(YamlConfig):
     game: GameConfig = field(default_factory=lambda: GameConfig(num_players=6))
     positions: PositionSettings = field(default_factory=PositionSettings)
     fit: ValueFitSettings = field(default_factory=ValueFitSettings)
+    ray: str | None = None
+    """Make the position shards as Ray tasks on the cluster at this
+    address (``auto``, ``HOST:PORT``; the ``ray`` extra; ``--ray auto``) instead of local processes;
+    ``None`` (default): local. The run folder must be reachable at the same path on every node.
+    Results do not depend on it, and a run started locally resumes on a cluster and back."""
 
     def __post_init__(self) -> None:
-        check_recipe_run(self.name, self.seed, self.threads, self.runs_dir)
+        check_recipe_run(self.name, self.seed, self.threads, self.runs_dir, self.ray)
 
 
 __all__ = ["MAX_SHARDS", "MAX_SHARD_GAMES", "CheckSettings", "FitSettings", "LabelSettings", "PositionSettings",

@@ -32,7 +32,6 @@ import dataclasses
 import json
 import os
 import time
-from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +42,10 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 from ..agents.agentfile import load_policy
+from ..agents.executors import ChunkRunner, open_runner
 from ..agents.registry import SHIPPED, shipped_agent_path
 from ..agents.scorer import FEATURES_VERSION, ScorerPolicy
-from ..agents.tournament import lineups, run_tournament, worker_pool
+from ..agents.tournament import lineups, run_tournament
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
 from .checkpoints import (
@@ -231,7 +231,7 @@ class Trainer:
         with writing(self.metrics_path):
             trim_rows(self.metrics_path, self.state.timesteps)  # evaluations past the checkpoint are redone
         seed = cfg.seed + self.state.timesteps  # a resumed run continues on fresh env streams
-        self._eval_pool: Executor | None = None
+        self._eval_pool: ChunkRunner | None = None
         self.venv = make_vec_env(cfg, opponent_weights(cfg, self.state), seed)
         self.batched = BatchedOpponents(cfg, seed) if cfg.vec_env == "batched" else None
         self._set_weights()
@@ -253,7 +253,7 @@ class Trainer:
         finally:
             self.venv.close()
             if self._eval_pool is not None:
-                self._eval_pool.shutdown(cancel_futures=True)
+                self._eval_pool.close()
                 self._eval_pool = None
         latest = self.run_dir / "latest.zip"
         with writing(latest):
@@ -273,7 +273,7 @@ class Trainer:
         cfg = self.cfg
         assert p.teacher is not None  # _open calls _pretrain only with a teacher
         demos = collect(cfg.game, p.teacher, p.opponents, p.games, cfg.seed, cfg.ppo.gamma,
-                        cfg.reward_shaping, progress=self.progress, workers=p.workers)
+                        cfg.reward_shaping, progress=self.progress, workers=p.workers, ray=cfg.ray)
         stats: dict[str, Any] = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed,
                                     progress=self.progress)
         rounds: list[dict[str, Any]] = [dict(stats, round=0, games=p.games, teacher_win_rate=demos.wins / max(1, demos.games),
@@ -283,7 +283,8 @@ class Trainer:
             with writing(student):
                 self.model.save(student)
             more = collect(cfg.game, p.teacher, p.opponents, p.dagger_games, cfg.seed + r, cfg.ppo.gamma,
-                           cfg.reward_shaping, progress=self.progress, student=str(student), workers=p.workers)
+                           cfg.reward_shaping, progress=self.progress, student=str(student), workers=p.workers,
+                           ray=cfg.ray)
             student.unlink()
             demos = demos + more
             stats = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed + r,
@@ -355,8 +356,8 @@ class Trainer:
             self.model.save(eval_file)
         rows: list[dict[str, Any]] = []
         for opponent in cfg.eval.agents:
-            if self._eval_pool is None and cfg.eval.workers > 1:
-                self._eval_pool = worker_pool(cfg.eval.workers)  # kept for the run's later evaluations
+            if self._eval_pool is None and (cfg.eval.workers > 1 or cfg.ray is not None):
+                self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)  # kept for the run's later evaluations
             result = run_tournament(
                 evaluation_lineup(str(eval_file), opponent, cfg), cfg.game,
                 games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,

@@ -4,7 +4,8 @@ Every field is documented on its dataclass. Construction rejects bad values with
 names the key (``ppo.learning_rate: must be > 0``); every number must be finite. Reading and writing
 them as YAML (strict files, dotted overrides such as ``--ppo.learning_rate 1e-4`` on the
 ``train.py`` command line) is :mod:`.settings_io`'s; the recipes' settings are
-:mod:`.recipe_settings`.
+:mod:`.recipe_settings`. ``ray`` (where a run's games run) is a setting of every run and recipe
+(:func:`check_ray`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..agents.executors import check_ray_address
 from ..agents.registry import SHIPPED, is_search_spec
 from ..agents.search import parse_search_spec
 from ..bots import BOTS
@@ -241,6 +243,11 @@ class TrainConfig(YamlConfig):
     """Settings that change during the run, by learner steps (see :class:`Phase`); ``train.py`` trains
     each phase as a session of its own, resuming the previous one's checkpoint (exactly what a
     ``--resume`` with those overrides did)."""
+    ray: str | None = None
+    """Play the evaluation and pretraining (teacher, DAgger) games as Ray tasks on the cluster at
+    this address (``auto``, ``HOST:PORT``; the ``ray`` extra; ``--ray auto``) instead of
+    ``eval.workers`` and ``pretrain.workers`` local processes; ``None`` (default): local. The run
+    folder must be reachable at the same path on every node. Results do not depend on it."""
 
     def __post_init__(self) -> None:
         if "\0" in self.name or "\0" in self.runs_dir:
@@ -254,6 +261,7 @@ class TrainConfig(YamlConfig):
         positive("total_timesteps", self.total_timesteps)
         positive("n_envs", self.n_envs)
         check_threads("threads", self.threads)
+        check_ray("ray", self.ray)
         positive("checkpoint_every", self.checkpoint_every)
         if self.init_from is not None and self.init_from not in SHIPPED and not self.init_from.endswith(".safetensors"):
             # the file itself is read (and checked) when a new run starts: a resume does not need it
@@ -329,6 +337,15 @@ def check_threads(name: str, value: int) -> None:
     """Refuse a thread count outside ``1..MAX_THREADS``, naming the setting ``name``."""
     if not 1 <= value <= MAX_THREADS:
         raise ConfigError(name, f"must be in 1..{MAX_THREADS}, got {show_text(str(value), 40)}")
+
+
+def check_ray(name: str, value: str | None) -> None:
+    """Refuse a ``ray`` setting that is neither ``None`` nor a Ray address, naming the setting ``name``."""
+    if value is not None:
+        try:
+            check_ray_address(value)
+        except ValueError as exc:
+            raise ConfigError(name, str(exc)) from None
 
 
 def _check_weights(name: str, weights: Mapping[str, float]) -> None:

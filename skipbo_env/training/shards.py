@@ -4,11 +4,13 @@
 configuration in it. A recipe splits its data into seeded shards, each one file written atomically
 when finished. Running the recipe again reuses every finished shard (read once, bounded by what the
 settings can make, and checked by the recipe: a foreign, corrupt or crafted file is refused before
-any work) and makes only the missing ones, in worker processes that die with the recipe's process.
+any work) and makes only the missing ones, in worker processes that die with the recipe's process,
+or as Ray tasks on a cluster (the recipe's ``ray`` setting; :mod:`skipbo_env.agents.executors`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -16,7 +18,6 @@ import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import IO, Any, Protocol
 
 import numpy as np
 
-from ..agents.tournament import worker_pool
+from ..agents.executors import ChunkRunner, run_chunks
 from ..files import FileReadError, check_readable
 from ..records import TEMP_PREFIX, write_bytes_atomic
 from ..rules import ConfigError
@@ -41,6 +42,9 @@ class RecipeRun(Protocol):
     @property
     def name(self) -> str: ...
 
+    @property
+    def ray(self) -> str | None: ...
+
     @classmethod
     def from_yaml(cls, path: str | Path) -> Any: ...
 
@@ -53,7 +57,8 @@ def open_recipe_run(cfg: RecipeRun, data_dir: str) -> Iterator[Path]:
     (:func:`~.checkpoints.lock_run_dir`: a second process is refused at once), with the temporary
     files a killed run left there and in its ``data_dir`` (the shards' folder) removed, and ``cfg``
     saved as its ``config.yaml``. A folder holding a run of another configuration is refused (the
-    finished shards it keeps were made for that one), and so is a run folder that cannot be made
+    finished shards it keeps were made for that one; where the shards are made, ``ray``, may
+    differ), and so is a run folder that cannot be made
     (a :class:`ConfigError` naming ``runs_dir``)."""
     run_dir = Path(cfg.runs_dir) / cfg.name
     try:
@@ -64,7 +69,7 @@ def open_recipe_run(cfg: RecipeRun, data_dir: str) -> Iterator[Path]:
     try:
         remove_stale_files(run_dir, {".": (f"{TEMP_PREFIX}*",), data_dir: (f"{TEMP_PREFIX}*",)})
         saved = run_dir / "config.yaml"
-        if saved.exists() and type(cfg).from_yaml(saved) != cfg:
+        if saved.exists() and dataclasses.replace(type(cfg).from_yaml(saved), ray=cfg.ray) != cfg:
             raise ConfigError("name", f"{run_dir} holds a run of another configuration; use another name")
         cfg.save_yaml(saved)
         yield run_dir
@@ -204,11 +209,13 @@ def write_run_summary(run_dir: Path, summary: dict[str, Any]) -> None:
 
 def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray]], job: Callable[[Any], int],
                    job_args: Callable[[int], Any], workers: int, progress: bool = True,
-                   what: str = "shards") -> list[dict[str, np.ndarray]]:
+                   what: str = "shards", ray: str | None = None,
+                   runner: ChunkRunner | None = None) -> list[dict[str, np.ndarray]]:
     """Every shard's arrays, in order: shard ``s`` (file ``paths[s]``) is read with ``read(s)`` if it
     exists, else made by ``job(job_args(s))`` (a picklable top-level function that writes the file;
-    in ``workers`` spawned processes when more than one) and then read. With ``progress``, a line per
-    finished shard with the ETA."""
+    in ``workers`` spawned processes when more than one, as Ray tasks on the cluster at ``ray`` when
+    given, or by ``runner``) and then read. With ``progress``, a line per finished shard with the
+    ETA. On a cluster the run folder must be reachable at the same path on every node."""
     done = {s: read(s) for s, path in enumerate(paths) if path.exists()}  # refuse a bad file before any work
     todo = [s for s in range(len(paths)) if s not in done]
     if todo:
@@ -219,15 +226,8 @@ def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray
                 spent = time.monotonic() - start
                 print(f"{what}: {count}/{len(todo)} made, ETA {spent / count * (len(todo) - count):.0f} s", flush=True)
 
-        if min(workers, len(todo)) == 1:
-            for k, s in enumerate(todo):
-                job(job_args(s))
-                report(k + 1)
-        else:
-            with worker_pool(min(workers, len(todo))) as pool:
-                for k, future in enumerate(as_completed([pool.submit(job, job_args(s)) for s in todo])):
-                    future.result()
-                    report(k + 1)
+        for k, _ in enumerate(run_chunks(job, [job_args(s) for s in todo], runner, workers, ray)):
+            report(k + 1)
     return [done[s] if s in done else read(s) for s in range(len(paths))]
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.executors import ChunkRunner
 from ..agents.registry import derive_seed, load_agent
 from ..agents.search import SearchAgent, parse_search_spec
 from ..agents.tournament import run_tournament
@@ -147,13 +148,15 @@ def _label_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
     return shard
 
 
-def collect_labels(cfg: TurnNetConfig, run_dir: Path, progress: bool = True) -> list[dict[str, np.ndarray]]:
-    """Every shard's labels: finished shard files are reused (checked), the others are played."""
+def collect_labels(cfg: TurnNetConfig, run_dir: Path, progress: bool = True,
+                   runner: ChunkRunner | None = None) -> list[dict[str, np.ndarray]]:
+    """Every shard's labels: finished shard files are reused (checked), the others are played, by
+    ``runner`` when given, else in ``labels.workers`` processes or on the cluster at ``cfg.ray``."""
     count = cfg.labels.shards
     return collect_shards([_shard_path(run_dir, s) for s in range(count)],
                           lambda s: read_shard(_shard_path(run_dir, s), cfg, s), _label_job,
                           lambda s: (cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress),
-                          cfg.labels.workers, progress, "label shards")
+                          cfg.labels.workers, progress, "label shards", cfg.ray, runner)
 
 
 # ---------------------------------------------------------------------------- fit
@@ -248,7 +251,7 @@ def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
 def _check_against(cfg: TurnNetConfig, out: Path, opponent: str, progress: bool) -> dict[str, Any]:
     """Step 3's tournament of the network file ``out`` against ``opponent``: its games, wins, win rate."""
     mine = run_tournament([str(out), opponent], cfg.game, games=cfg.eval.games, seed=cfg.seed,
-                          workers=cfg.eval.workers).agents[0]
+                          workers=cfg.eval.workers, ray=cfg.ray).agents[0]
     if progress:
         print(f"check: {mine.wins}/{mine.games} games won against {opponent} ({mine.win_rate:.1%})", flush=True)
     return {"games": mine.games, "wins": mine.wins, "win_rate": mine.win_rate, "ci95": [mine.ci_low, mine.ci_high]}

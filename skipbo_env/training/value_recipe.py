@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.executors import ChunkRunner
 from ..agents.netfile import MLP
 from ..agents.registry import derive_seed
 from ..agents.valuenet import write_value_net
@@ -128,12 +129,14 @@ def _shard_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
     return shard
 
 
-def collect_positions(cfg: ValueNetConfig, run_dir: Path, progress: bool = True) -> list[dict[str, np.ndarray]]:
-    """Every shard's positions: finished shard files are reused (checked), the others are played."""
+def collect_positions(cfg: ValueNetConfig, run_dir: Path, progress: bool = True,
+                      runner: ChunkRunner | None = None) -> list[dict[str, np.ndarray]]:
+    """Every shard's positions: finished shard files are reused (checked), the others are played, by
+    ``runner`` when given, else in ``positions.workers`` processes or on the cluster at ``cfg.ray``."""
     return collect_shards([_shard_path(run_dir, s) for s in range(cfg.positions.shards)],
                           lambda s: read_shard(_shard_path(run_dir, s), cfg, s), _shard_job,
                           lambda s: (cfg.to_dict(), s, str(_shard_path(run_dir, s)), progress),
-                          cfg.positions.workers, progress, "position shards")
+                          cfg.positions.workers, progress, "position shards", cfg.ray, runner)
 
 
 # ---------------------------------------------------------------------------- fit

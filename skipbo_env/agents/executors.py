@@ -1,0 +1,258 @@
+"""Where chunks of games run: this process, a local pool of processes, or Ray tasks on a cluster.
+
+Tournaments (:func:`~skipbo_env.agents.tournament.run_tournament`), the ladder, and the recipes'
+data steps split their work into chunks whose results do not depend on where or in which order
+they run (every game is seeded from its own index). A :class:`ChunkRunner` runs such chunks and
+hands back each result as its chunk finishes:
+
+* :class:`InProcess` plays them one after the other in this process (``workers=1``);
+* :class:`LocalPool` in spawned worker processes on this machine (one torch thread each, ending
+  with this process);
+* :class:`RayTasks` as Ray tasks on the cluster at an address (``ray start``'s, or ``auto``):
+  one task per chunk (1 CPU, spread over the nodes), streamed back with ``ray.wait``; a task lost with its worker or
+  node is run again by Ray (``max_retries``), an exception raised by a chunk is raised here,
+  and leaving early (an error, Ctrl-C) cancels the chunks still queued or running
+  (``ray.cancel``). Ray reuses its worker processes, so the agents a chunk loads (the
+  tournament's per-process cache) are loaded once per worker, as in the local pool.
+
+:func:`open_runner` picks one from ``workers`` and ``ray``. Ray is imported only here, and only
+when ``ray`` is given (the ``ray`` extra).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from multiprocessing import get_context
+from typing import Any
+
+from ..extras import missing_extra
+
+MAX_RETRIES = 3
+"""Times Ray runs a chunk again when its worker process or node dies (not when the chunk raises)."""
+
+
+class ChunkRunner:
+    """Runs chunks ``fn(args)`` (``fn`` a picklable top-level function) and yields
+    ``(chunk index, result)`` as each finishes, every chunk exactly once."""
+
+    width: int
+    """How many chunks run at once (callers split their games into at least this many chunks)."""
+
+    def run(self, fn: Callable[[Any], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the workers (nothing for :class:`InProcess`)."""
+
+    def __enter__(self) -> ChunkRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcess(ChunkRunner):
+    """Every chunk in this process, in order."""
+
+    width = 1
+
+    def run(self, fn: Callable[[Any], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        for i, chunk in enumerate(chunks):
+            yield i, fn(chunk)
+
+
+class LocalPool(ChunkRunner):
+    """Chunks in ``workers`` spawned processes of this machine (one torch thread each; they end with
+    this process, however it ends). Keep one open across several runs to start the processes, and
+    load the agents in them, once."""
+
+    def __init__(self, workers: int) -> None:
+        self.width = workers
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                         initializer=_init_worker, initargs=(os.getpid(),))
+
+    def run(self, fn: Callable[[Any], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        index: dict[Future, int] = {self._pool.submit(fn, chunk): i for i, chunk in enumerate(chunks)}
+        pending = set(index)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield index[future], future.result()
+        finally:
+            for future in pending:  # an error or Ctrl-C here: the queued chunks never start
+                future.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(cancel_futures=True)
+
+
+class RayTasks(ChunkRunner):
+    """Chunks as Ray tasks (1 CPU each) on the cluster at ``address`` (``auto``: the one that
+    ``ray start`` made on this machine; else ``HOST:PORT`` or ``ray://HOST:PORT``). Connects when
+    made (unless this process is already connected) and disconnects on :meth:`close` if it
+    connected. :attr:`nodes` records the node that ran each chunk of the last :meth:`run`."""
+
+    def __init__(self, address: str) -> None:
+        ray = _import_ray()
+        self._connected_here = not ray.is_initialized()
+        if self._connected_here:
+            try:
+                ray.init(address=address, logging_level="WARNING")
+            except ConnectionError as exc:
+                raise ConnectionError(
+                    f"cannot join a Ray cluster at {address!r} ({exc}): start one with `ray start --head`; "
+                    "a cluster with token authentication (Ray's default for `ray start` on one machine) "
+                    "also needs RAY_AUTH_MODE=token and its token here (docs/scaling.md)") from None
+        self.address = address
+        self.width = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.nodes: dict[int, str] = {}
+
+    def run(self, fn: Callable[[Any], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        ray = _import_ray()
+        task = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False,
+                          scheduling_strategy="SPREAD")(_ray_chunk)
+        fn_ref = ray.put(fn)
+        index = {task.remote(fn_ref, chunk): i for i, chunk in enumerate(chunks)}
+        pending = list(index)
+        self.nodes = {}
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    node, result = _ray_result(ray, ref, index[ref], len(chunks))
+                    self.nodes[index[ref]] = node
+                    yield index[ref], result
+        finally:
+            for ref in pending:  # an error or Ctrl-C here: stop the cluster's work on this run
+                ray.cancel(ref, force=True)
+
+    def close(self) -> None:
+        if self._connected_here:
+            _import_ray().shutdown()
+            self._connected_here = False
+
+
+RAY_ADDRESS = re.compile(r"auto|(ray://)?[A-Za-z0-9._-]+:[0-9]{1,5}")
+"""What a Ray address may be: ``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``."""
+
+
+def check_ray_address(address: object) -> str:
+    """``address`` if it is a Ray address (:data:`RAY_ADDRESS`), else ValueError saying what is."""
+    if not isinstance(address, str) or not RAY_ADDRESS.fullmatch(address):
+        shown = repr(address) if len(repr(address)) <= 80 else repr(address)[:60] + "..."
+        raise ValueError(f"a Ray address is auto, HOST:PORT or ray://HOST:PORT, got {shown}")
+    return address
+
+
+def open_runner(workers: int, ray: str | None = None) -> ChunkRunner:
+    """Ray tasks on the cluster at ``ray`` when given, else ``workers`` local processes
+    (:class:`InProcess` for 1). Close it when done (it is a context manager)."""
+    if ray is not None:
+        return RayTasks(check_ray_address(ray))
+    if type(workers) is not int or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    return InProcess() if workers == 1 else LocalPool(workers)
+
+
+def run_chunks(fn: Callable[[Any], Any], chunks: Sequence[Any], runner: ChunkRunner | None, workers: int,
+               ray: str | None = None) -> Iterator[tuple[int, Any]]:
+    """``runner.run(fn, chunks)``; with no ``runner``, one opened by :func:`open_runner` for this run
+    (at most as many local processes as chunks) and closed after it."""
+    if runner is not None:
+        yield from runner.run(fn, chunks)
+        return
+    with open_runner(max(1, min(workers, len(chunks))), ray) as own:
+        yield from own.run(fn, chunks)
+
+
+# ------------------------------------------------------------------ the workers
+def _import_ray() -> Any:
+    try:
+        import ray  # the ray extra: chunks as tasks on a Ray cluster
+    except ImportError as exc:
+        raise missing_extra(exc, "ray", "running on a Ray cluster (--ray)") from exc
+    return ray
+
+
+def _ray_result(ray: Any, ref: Any, chunk: int, chunks: int) -> tuple[str, Any]:
+    """The node and result of chunk ``chunk``'s finished task. A chunk's own exception is raised
+    as it is (Ray's error is also an instance of the chunk's exception type); a chunk whose worker
+    or node died more often than Ray runs it again is a RuntimeError naming the chunk."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError:
+        raise
+    except ray.exceptions.RayError as exc:
+        raise RuntimeError(f"chunk {chunk} of {chunks} was lost (its worker or node died, "
+                           f"{MAX_RETRIES} retries spent): {exc}") from exc
+
+
+def _ray_chunk(fn: Callable[[Any], Any], chunk: Any) -> tuple[str, Any]:
+    """One chunk in a Ray worker process: the node it ran on and ``fn(chunk)``."""
+    _limit_threads()
+    import ray  # the ray extra (this runs in a Ray worker)
+
+    return ray.get_runtime_context().get_node_id(), fn(chunk)
+
+
+_THREADS_LIMITED = False
+
+
+def _limit_threads() -> None:
+    """One worker per core: torch must not start threads of its own (once per process)."""
+    global _THREADS_LIMITED
+    if _THREADS_LIMITED:
+        return
+    _THREADS_LIMITED = True
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    try:
+        import torch  # the train extra; without it there is nothing to limit
+    except ImportError:
+        return
+    torch.set_num_threads(1)
+
+
+def _init_worker(parent: int) -> None:
+    """A local pool's worker: one torch thread, and it ends with its ``parent`` process, however
+    that ends (:func:`_die_with_parent`)."""
+    _die_with_parent(parent)
+    _limit_threads()
+
+
+_PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when the thread that started it ends."""
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this process when process ``parent`` ends, even by ``kill -9`` (else a worker lives on,
+    idle, forever): on Linux the kernel sends it SIGKILL (``prctl(PR_SET_PDEATHSIG)``; a parent
+    gone before the request is seen by its id), elsewhere a daemon thread polls the parent's id."""
+    if sys.platform.startswith("linux"):
+        try:
+            armed = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+        except (OSError, AttributeError):
+            armed = False
+        if armed:
+            if os.getppid() != parent:
+                os._exit(1)
+            return
+    threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
+
+
+__all__ = ["MAX_RETRIES", "RAY_ADDRESS", "check_ray_address", "ChunkRunner", "InProcess", "LocalPool", "RayTasks", "open_runner", "run_chunks"]
