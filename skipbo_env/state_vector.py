@@ -132,12 +132,12 @@ def state_layout(config: GameConfig) -> StateLayout:
     return StateLayout(config, offset, tuple(pieces), np.concatenate(divisors), np.zeros_like(high_vec), high_vec)
 
 
+_NO_CARDS = np.zeros(13, dtype=np.int64)
+
+
 def _counts(cards: Any) -> np.ndarray:
     """Count of each value 1..12 and of wilds among ``cards``."""
     return np.bincount(cards, minlength=WILD + 1)[1:] if cards else _NO_CARDS
-
-
-_NO_CARDS = np.zeros(13, dtype=np.int64)
 
 
 def encode_state(state: GameState) -> np.ndarray:
@@ -169,7 +169,8 @@ def encode_state(state: GameState) -> np.ndarray:
         raw[at(seat + "stock_size")] = len(stock)
         raw[layout.slice(seat + "stock_counts")] = _counts(stock)
         raw[at(seat + "stock_cards") : at(seat + "stock_cards") + len(stock)] = stock[::-1]
-        tops, counts, sizes, piles = (at(seat + k) for k in ("discard_tops", "discard_counts", "discard_sizes", "discard_piles"))
+        tops, counts = at(seat + "discard_tops"), at(seat + "discard_counts")
+        sizes, piles = at(seat + "discard_sizes"), at(seat + "discard_piles")
         for d, pile in enumerate(state.discards[s]):
             if len(pile) > capacity:
                 raise ValueError(f"seat {s} discard pile {d} holds {len(pile)} cards, more than {capacity}")
