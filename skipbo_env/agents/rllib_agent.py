@@ -70,6 +70,7 @@ class RLlibAgent(AgentBase):
             raise CheckpointError(self.path, pickle_refusal("an RLlib checkpoint", exportable=False))
         import torch  # the rllib extra (ray, torch) loads only now
         from ray.rllib.core.rl_module import RLModule
+        from ray.rllib.core.rl_module.torch import TorchRLModule
 
         meta_path = self.path / META_FILE
         meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
@@ -78,15 +79,20 @@ class RLlibAgent(AgentBase):
         if not module_path.is_dir():
             raise CheckpointError(self.path, f"no RLModule {self.module_id!r} under {MODULE_DIR}")
         try:
-            self.module = RLModule.from_checkpoint(str(module_path))
+            module = RLModule.from_checkpoint(str(module_path))
         except Exception as exc:  # RLlib raises many kinds for a bad checkpoint
             raise CheckpointError(
                 self.path, f"cannot load RLModule ({type(exc).__name__}: {exc})"
             ) from exc
+        if not isinstance(module, TorchRLModule):
+            raise CheckpointError(
+                self.path, f"the RLModule is a {type(module).__name__}, not a torch module"
+            )
+        self.module = module
         self.module.eval()
-        space = self.module.observation_space
+        obs_spaces = getattr(self.module.observation_space, "spaces", None) or {}
         want_obs, want_actions = observation_layout(config).size, num_actions(config)
-        got_obs = space["observations"].shape if "observations" in getattr(space, "spaces", {}) else None
+        got_obs = obs_spaces["observations"].shape if "observations" in obs_spaces else None
         got_actions = getattr(self.module.action_space, "n", None)
         if got_obs != (want_obs,) or got_actions != want_actions:
             raise CheckpointError(

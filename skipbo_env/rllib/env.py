@@ -12,7 +12,7 @@ renames the key and casts the mask, nothing more.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -59,14 +59,14 @@ class SkipBoRLlibEnv(PettingZooEnv):
     Agent ids are the AEC env's ``player_0`` .. ``player_{n-1}``.
     """
 
-    observation_spaces: dict[str, spaces.Dict]  # set by PettingZooEnv (untyped), replaced in __init__
-
     def __init__(self, env_config: Mapping[str, Any] | None = None) -> None:
         super().__init__(skipbo_env.env(**dict(env_config or {})))
-        self.observation_spaces = {
-            aid: rllib_observation_space(space) for aid, space in self.observation_spaces.items()
+        # PettingZooEnv copied the AEC env's spaces (RLlib types them as plain Spaces)
+        aec_spaces = cast("dict[str, spaces.Dict]", self.observation_spaces)
+        per_agent: dict[str, spaces.Space] = {
+            aid: rllib_observation_space(space) for aid, space in aec_spaces.items()
         }
-        per_agent: dict[str, spaces.Space] = dict(self.observation_spaces)
+        self.observation_spaces = {aid: space for aid, space in per_agent.items()}  # RLlib's key type
         self.observation_space = spaces.Dict(per_agent)
         # PettingZooEnv takes the agent ids from a set; keep the seat order.
         self.agents = list(self.env.possible_agents)

@@ -35,7 +35,9 @@ class ScriptedRLModule(RLModule):
     """
 
     def setup(self) -> None:
-        cfg: dict[str, Any] = dict(self.model_config or {})
+        cfg = self.model_config or {}
+        if not isinstance(cfg, dict):
+            raise ValueError(f"ScriptedRLModule needs model_config as a dict, got {type(cfg).__name__}")
         for key in ("agent", "game"):
             if key not in cfg:
                 raise ValueError(f"ScriptedRLModule needs model_config[{key!r}]")

@@ -125,6 +125,11 @@ def build_ppo_config(
                 "seed": None if seed is None else seed + i,
             },
         )
+    runners: dict[str, Any] = {  # RLlib annotates the CPUs as int; Ray reserves fractions too
+        "num_env_runners": num_env_runners,
+        "num_envs_per_env_runner": envs_per_runner,
+        "num_cpus_per_env_runner": cpus_per_runner,
+    }
     ppo = (
         PPOConfig()
         .environment(env_name, env_config=env_config)
@@ -134,11 +139,7 @@ def build_ppo_config(
             policies_to_train=[LEARNER],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .env_runners(
-            num_env_runners=num_env_runners,
-            num_envs_per_env_runner=envs_per_runner,
-            num_cpus_per_env_runner=cpus_per_runner,
-        )
+        .env_runners(**runners)
         .training(
             train_batch_size_per_learner=train_batch_size,
             minibatch_size=minibatch_size,
