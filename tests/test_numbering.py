@@ -65,6 +65,14 @@ def test_text_tables_count_turns_and_piles_from_one():
     assert view[5] == "player_0: stock 4 (2 left), hand 5, " + SEAT0_DISCARDS
 
 
+def test_text_tables_call_the_partner_a_partner():
+    view = render_table(partner_state(), 0).splitlines()
+    rows = [line.split(":")[0] for line in view if ": stock" in line]
+    assert rows == ["player_0 (you)", "player_1 (team 2)", "player_2 (partner)", "player_3 (team 2)"]
+    full = [line.split(":")[0] for line in render_table(partner_state()).splitlines() if line.startswith("player_")]
+    assert full == ["player_0 (team 1)", "player_1 (team 2)", "player_2 (team 1)", "player_3 (team 2)"]
+
+
 def test_game_status_at_the_end_names_the_last_turn_played():
     config = GameConfig(turn_limit=50)
     assert game_status(config, 0, 0, None, False) == "turn 1: player_0 to move"
