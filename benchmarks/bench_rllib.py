@@ -38,7 +38,8 @@ def measure(
     env_config: dict, runners: int, steps: int, iterations: int, batch: int, envs_per_runner: int = 1
 ) -> tuple[float, float]:
     """(sampling env steps/s, training env steps/s) with ``runners`` env runners."""
-    ray.init(num_cpus=runners + 1, include_dashboard=False, log_to_driver=False)
+    # "local": a new instance even where `ray start` runs a cluster on this machine
+    ray.init(address="local", num_cpus=runners + 1, include_dashboard=False, log_to_driver=False)
     algo = build_ppo_config(
         env_config,
         num_env_runners=runners,
