@@ -5,9 +5,9 @@ legality of the trained policy, its evaluation through evaluate.py, and
 Skipped unless the ``rllib`` extra is installed. The training test starts a
 local Ray instance with 2 env runners on a tiny game (3-card stocks, 60-turn
 limit, 300-step batches); the cluster test starts a head and a second Ray
-node on this machine (``ray.cluster_utils.Cluster``, 1 CPU each) and trains
-one iteration with a runner on each. The module takes one to two minutes on
-2 cores.
+node on this machine (``ray.cluster_utils.Cluster``, 1 CPU each) and runs
+``train_rllib.py --address`` against it in its own process, one iteration
+with a runner on each node. The module takes about two minutes on 2 cores.
 """
 
 from __future__ import annotations
