@@ -60,7 +60,7 @@ def _serve(argv: Sequence[str] | None) -> int:
     if not args.expire > 0:
         parser.error(f"--expire must be > 0 minutes, got {args.expire}")
     try:
-        require("web", "the web app (skipbo-web)", "starlette", "uvicorn")
+        require("web", "the browser table", "starlette", "uvicorn")
     except MissingExtraError as exc:
         print(missing_extra_line(exc, "skipbo-web"), file=sys.stderr)
         return 1
