@@ -87,7 +87,10 @@ def load_agent(
     if isinstance(spec, str) and spec in AGENTS:
         return make_agent(spec, config, seed)
     if isinstance(spec, str) and spec in SHIPPED:
-        return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
+        try:
+            return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
+        except CheckpointError as exc:  # a shipped agent asked to play another table
+            raise CheckpointError(exc.path, f"the shipped agent {spec!r} does not play this game: {exc.problem}") from None
     if isinstance(spec, str) and spec in SHIPPED_VALUES:
         raise ValueError(f"{spec!r} is a shipped value network, not an agent: the search agent reads it "
                          "(SearchSettings(value_net=...)); known agents: " + ", ".join(known_agents()))
