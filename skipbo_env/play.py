@@ -38,6 +38,7 @@ from .human import (
     describe_move,
     isatty,
     seat_name,
+    seating_text,
     table_lines,
     table_of_state,
 )
@@ -330,11 +331,10 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, terminal: T
     state = new_game(config, seed=seed)
     recorder = GameRecord.start(state, labels)
     variant = " partner game," if config.partner_game else ""
-    others = ", ".join(seat_name(s, labels) for s in opponents)
     terminal.line(
         f"Skip-Bo,{variant} {config.num_players} players, stocks of {config.stock_size}, seed {seed}."
     )
-    terminal.line(f"You are player_{me}; opponents: {others}. Type ? for help, q to quit.")
+    terminal.line(f"{seating_text(config, me, labels)} Type ? for help, q to quit.")
     try:
         outcome = run_game(state, me, opponents, labels, terminal, delay, recorder)
     except AgentError as exc:
