@@ -35,12 +35,15 @@ STORE = 100 * 2**20
 """Object store bytes per node of the local cluster."""
 
 
-def timed(label: str, agents: list[str], args: argparse.Namespace, **kwargs) -> tuple[str, float, tuple]:
+def timed(label: str, agents: list[str], args: argparse.Namespace, **kwargs) -> tuple[str, float, tuple, str]:
+    """One tournament: its label, wall seconds, games, and the machine's load averages (1 and 5
+    minutes) when it ended: other jobs on the machine share its cores."""
     start = time.perf_counter()
     result = run_tournament(agents, games=args.games, seed=args.seed, batch_size=args.batch_size, **kwargs)
     seconds = time.perf_counter() - start
-    print(f"{label}: {seconds:.1f} s", flush=True)
-    return label, seconds, result.games
+    load = "{:.1f} / {:.1f}".format(*os.getloadavg()[:2])
+    print(f"{label}: {seconds:.1f} s (load {load})", flush=True)
+    return label, seconds, result.games, load
 
 
 def local_cluster(nodes: int, cpus: int):
@@ -87,15 +90,15 @@ def main() -> None:
 
             ray.shutdown()
             cluster.shutdown()
-    if any(games != runs[0][2] for _, _, games in runs):
+    if any(run[2] != runs[0][2] for run in runs):
         raise SystemExit("the runs gave different games: a bug")
     base = runs[0][1]
     print(f"\n{args.games} games of {' vs '.join(args.agents)}, chunks of at most {args.batch_size} games, "
           f"seed {args.seed}; every run gave the same games; the warm Ray run used {nodes} node(s)\n")
-    print("| run | seconds | games/s | vs 1 worker |")
-    print("|---|---:|---:|---:|")
-    for label, seconds, _ in runs:
-        print(f"| {label} | {seconds:.1f} | {args.games / seconds:.1f} | {base / seconds:.2f}x |")
+    print(f"| run | seconds | games/s | vs 1 worker | load average (1 / 5 min) at its end, {os.cpu_count()} cores |")
+    print("|---|---:|---:|---:|---:|")
+    for label, seconds, _, load in runs:
+        print(f"| {label} | {seconds:.1f} | {args.games / seconds:.2f} | {base / seconds:.2f}x | {load} |")
 
 
 if __name__ == "__main__":

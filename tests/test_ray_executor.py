@@ -94,6 +94,24 @@ def test_a_recipe_data_step_over_both_nodes_makes_the_local_shards(cluster, tmp_
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
 
+def test_a_ladder_and_pretraining_games_on_the_cluster_are_the_local_ones(cluster):
+    pytest.importorskip("torch")
+    from skipbo_env.agents.ladder import run_ladder
+    from skipbo_env.rules import GameConfig
+    from skipbo_env.training.pretrain import collect
+
+    agents = ["heuristic", "greedy", "random"]
+    local = run_ladder(agents, games=8, seed=2, workers=1)
+    spread = run_ladder(agents, games=8, seed=2, ray=cluster.address)
+    assert spread.pairs == local.pairs and spread.ratings == local.ratings
+    game = GameConfig(stock_size=5)
+    args = (game, "heuristic", {"greedy": 1.0, "random": 1.0}, 20, 4, 0.99, False)
+    mine, theirs = collect(*args, progress=False), collect(*args, progress=False, ray=cluster.address)
+    assert mine.games == theirs.games == 20 and mine.wins == theirs.wins
+    for field in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(mine, field), getattr(theirs, field))
+
+
 def test_a_recipe_run_with_the_ray_setting_resumes_a_local_run(cluster, tmp_path, capsys):
     """``--ray`` on train.py's command line (the recipes' ``ray`` setting): a run made locally
     resumes on the cluster (its shards reused, the same figures)."""
@@ -170,6 +188,14 @@ def test_a_bad_address_and_a_missing_extra_are_named(monkeypatch):
         open_runner(2, "not an address")
     with pytest.raises(ValueError, match="Ray address"):
         run_tournament(["heuristic", "greedy"], games=2, ray="host:port")
+    from skipbo_env.rules import ConfigError
+    from skipbo_env.training.recipe_settings import TurnNetConfig, ValueNetConfig
+    from skipbo_env.training.settings import TrainConfig
+
+    for config in (TrainConfig, TurnNetConfig, ValueNetConfig):
+        assert config.from_dict({"ray": "10.0.0.1:6379"}).ray == "10.0.0.1:6379"
+        with pytest.raises(ConfigError, match="ray: a Ray address"):
+            config.from_dict({"ray": "head node"})
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingExtraError, match=r"the 'ray' extra .*skipbo-env\[ray\]"):
         _import_ray()

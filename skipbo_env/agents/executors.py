@@ -102,6 +102,7 @@ class RayTasks(ChunkRunner):
     connected. :attr:`nodes` records the node that ran each chunk of the last :meth:`run`."""
 
     def __init__(self, address: str) -> None:
+        check_ray_address(address)
         ray = _import_ray()
         self._connected_here = not ray.is_initialized()
         if self._connected_here:
@@ -157,7 +158,7 @@ def open_runner(workers: int, ray: str | None = None) -> ChunkRunner:
     """Ray tasks on the cluster at ``ray`` when given, else ``workers`` local processes
     (:class:`InProcess` for 1). Close it when done (it is a context manager)."""
     if ray is not None:
-        return RayTasks(check_ray_address(ray))
+        return RayTasks(ray)
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     return InProcess() if workers == 1 else LocalPool(workers)
