@@ -4,7 +4,8 @@ Three kinds of table, each a seat-balanced, deal-paired tournament
 (:func:`skipbo_env.agents.tournament.run_tournament`: every deal is played in every cyclic
 rotation of the seats, so our agent holds each seat equally often):
 
-* ``field``: our agent (default ``heuristic``) in one seat, copies of one style in every other;
+* ``field``: our agent (``--ours``, default ``heuristic``; any agent spec ``evaluate.py`` takes,
+  e.g. ``search``) in one seat, copies of one style in every other;
 * ``mixed``: our agent against fields drawn from the scripted pool (``--pool``): each of
   ``--fields`` fields is ``players - 1`` agents drawn with replacement from a generator seeded
   by ``--seed`` and the table, and plays an equal share of the table's games;
@@ -15,7 +16,8 @@ Every row gives our (or, for ``reverse``, the style's) wins, the win rate with i
 interval and the fair-share ratio (win rate × players: 1.0× is what an equally strong seat
 wins). A truncated game (R23) is not won by anyone. The tables are printed as markdown, and
 every finished table is appended to ``--log`` as one JSON line, so a long run can be followed
-and resumed (tables already in the log are not played again).
+and resumed (a table already in the log with the same settings is not played again);
+``--report`` prints the tables of a log. ``--kinds`` picks the kinds of table to play.
 
 Example (about 40 minutes of one core; see docs/opponents.md)::
 
@@ -42,6 +44,7 @@ from skipbo_env.bots.styles import STYLES  # noqa: E402
 from skipbo_env.rules import GameConfig  # noqa: E402
 
 PLAYERS = (2, 3, 4, 6)
+KINDS = ("field", "mixed", "reverse")
 POOL = ("greedy", "heuristic", *STYLES)
 """The scripted agents mixed fields are drawn from (random is left out: it barely plays)."""
 
@@ -95,8 +98,8 @@ def table_plan(args: argparse.Namespace) -> list[tuple[str, str, list[tuple[str,
     return plan
 
 
-def _key(kind: str, ours: str, fields: Sequence[Sequence[str]], players: int) -> str:
-    return json.dumps([kind, ours, [list(f) for f in fields], players])
+def _key(kind: str, ours: str, fields: Sequence[Sequence[str]], players: int, games: int, seed: int) -> str:
+    return json.dumps([kind, ours, [list(f) for f in fields], players, games, seed])
 
 
 def markdown(rows: Sequence[dict]) -> str:
@@ -127,7 +130,8 @@ def markdown(rows: Sequence[dict]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ours", default="heuristic", choices=sorted(BOTS), help="the scored agent")
+    parser.add_argument("--ours", default="heuristic",
+                        help="the scored agent: any agent spec evaluate.py takes (a name or a file)")
     parser.add_argument("--styles", nargs="+", default=list(STYLES), choices=sorted(BOTS))
     parser.add_argument("--pool", nargs="+", default=list(POOL), choices=sorted(BOTS),
                         help="agents mixed fields are drawn from")
@@ -135,25 +139,34 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=360, help="games per field and mixed table")
     parser.add_argument("--reverse-games", type=int, default=120, help="games per reverse table")
     parser.add_argument("--fields", type=int, default=6, help="mixed fields per mixed table")
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS, help="which tables to play")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", type=Path, default=None, help="append each finished table here (JSON lines)")
+    parser.add_argument("--report", action="store_true", help="print the tables of --log and play nothing")
     args = parser.parse_args(argv)
     for name in ("games", "reverse_games", "fields"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
-    done: dict[str, dict] = {}
-    if args.log is not None and args.log.exists():
-        for line in args.log.read_text().splitlines():
-            row = json.loads(line)
-            done[_key(row["kind"], row["ours"], row["field"], row["players"])] = row
+    logged = [json.loads(line) for line in args.log.read_text().splitlines()] if (
+        args.log is not None and args.log.exists()) else []
+    if args.report:
+        if args.log is None:
+            parser.error("--report needs --log")
+        print(markdown(logged))
+        return
+    done = {_key(r["kind"], r["ours"], r["field"], r["players"], r.get("requested", r["games"]), r["seed"]): r
+            for r in logged}
     rows = []
     for kind, ours, fields, n, games in table_plan(args):
-        key = _key(kind, ours, fields, n)
-        if key in done and done[key]["seed"] == args.seed:
+        if kind not in args.kinds:
+            continue
+        key = _key(kind, ours, fields, n, games, args.seed)
+        if key in done:
             rows.append(done[key])
             continue
         start = time.process_time()
         row = play_table(kind, ours, fields, n, games, args.seed)
+        row["requested"] = games
         row["cpu_s"] = time.process_time() - start
         rows.append(row)
         print(f"[{time.strftime('%H:%M:%S')}] {kind} {ours} vs {fields[0]}{'...' if len(fields) > 1 else ''} "

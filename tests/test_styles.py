@@ -192,3 +192,14 @@ def test_styles_beat_random_and_greedy(name):
         state, _ = play_out(config, names, seed=1000 + g)
         wins += state.winner == names.index(name)
     assert wins >= 12, f"{name} won {wins}/20 against greedy"
+
+
+def test_tournaments_seat_the_styles_by_name():
+    """The styles are Python agents: a tournament with them plays on the rules layer (the batched
+    engine replays only random, greedy and the heuristic) and reproduces from its seed."""
+    tournament = pytest.importorskip("skipbo_env.agents.tournament")
+    config = GameConfig(num_players=3, short_game=True)
+    first = tournament.run_tournament(["heuristic", "blocker", "hand-emptier"], config, games=3, seed=4, workers=1)
+    again = tournament.run_tournament(["heuristic", "blocker", "hand-emptier"], config, games=3, seed=4, workers=1)
+    assert [g.winner for g in first.games] == [g.winner for g in again.games]
+    assert sum(a.wins for a in first.agents) + sum(g.truncated for g in first.games) == 3
