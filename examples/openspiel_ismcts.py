@@ -2,7 +2,8 @@
 
 Plays 2-player games of ``python_skipbo`` through OpenSpiel's own evaluation loop
 (``open_spiel.python.algorithms.evaluate_bots``), the search bot alternating seats, and prints
-its win rate with a 95% Wilson interval. Needs the ``openspiel`` extra::
+its win rate with a 95% Wilson interval and the cards left in its stock at the end
+(``--opponent`` picks another scripted agent). Needs the ``openspiel`` extra::
 
     python examples/openspiel_ismcts.py --games 20 --sims 100 --seed 0
     python examples/openspiel_ismcts.py --bot pimc --games 20 --sims 100 --worlds 4
@@ -31,27 +32,34 @@ from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
 
 import skipbo_env.openspiel  # noqa: F401  (registers python_skipbo)
 from skipbo_env.agents.tournament import wilson_interval
-from skipbo_env.bots import make_bot
+from skipbo_env.bots import BOTS, make_bot
 from skipbo_env.openspiel import SkipBoBot
+from skipbo_env.rules import WILD, cards_until_playable
 
 
 class StockEvaluator(mcts.Evaluator):
-    """Leaf value from the stocks: each side's share of its stock played, minus the mean share of
-    the other sides (in [-1, 1]); the real returns at a terminal state. Uniform prior."""
+    """Leaf value from the stocks. A side's distance to winning is its stock cards left (per
+    seat) plus a tenth of the numbers its stock tops still wait for on the building piles
+    (:func:`skipbo_env.rules.cards_until_playable`; a wild waits for none). A seat's value is
+    ``tanh(d / 3)``, ``d`` the other sides' mean distance less its own side's: one stock card
+    is worth about 0.3. The real returns at a terminal state; a uniform prior."""
 
     def evaluate(self, state: Any) -> np.ndarray:
         if state.is_terminal():
             return np.array(state.returns())
         gs = state.game_state
         config = gs.config
+        building = gs.building_values()
         sides = config.num_teams
-        played = []
+        distance = []
         for side in range(sides):
             seats = config.team_seats(side)
-            played.append(1.0 - sum(len(gs.stocks[s]) for s in seats) / (config.stock_size * len(seats)))
-        values = [played[config.team(s)] - (sum(played) - played[config.team(s)]) / (sides - 1)
-                  for s in range(config.num_players)]
-        return np.array(values)
+            waits = sum(cards_until_playable(gs.stocks[s][-1], building) for s in seats
+                        if gs.stocks[s] and gs.stocks[s][-1] != WILD)
+            distance.append((sum(len(gs.stocks[s]) for s in seats) + 0.1 * waits) / len(seats))
+        total = sum(distance)
+        return np.array([np.tanh(((total - distance[config.team(s)]) / (sides - 1) - distance[config.team(s)]) / 3.0)
+                         for s in range(config.num_players)])
 
     def prior(self, state: Any) -> list[tuple[int, float]]:
         if state.is_chance_node():
@@ -73,11 +81,11 @@ class Sampler:
 class DeterminizedMCTSBot(pyspiel.Bot):
     """OpenSpiel's ``MCTSBot`` run on ``worlds`` sampled full games per decision; votes by visits."""
 
-    def __init__(self, game: Any, sims: int, worlds: int, seed: int) -> None:
+    def __init__(self, game: Any, sims: int, worlds: int, seed: int, uct_c: float) -> None:
         pyspiel.Bot.__init__(self)
         self.sampler = Sampler(seed)
         self.worlds = worlds
-        self.mcts = mcts.MCTSBot(game, uct_c=2.0, max_simulations=max(1, sims // worlds),
+        self.mcts = mcts.MCTSBot(game, uct_c=uct_c, max_simulations=max(1, sims // worlds),
                                  evaluator=StockEvaluator(), random_state=np.random.RandomState(seed),
                                  solve=False)
 
@@ -112,10 +120,10 @@ class ISMCTSBot(ismcts.ISMCTSBot):
         pass
 
 
-def make_search_bot(kind: str, game: Any, sims: int, worlds: int, seed: int) -> pyspiel.Bot:
+def make_search_bot(kind: str, game: Any, sims: int, worlds: int, seed: int, uct_c: float = 0.5) -> pyspiel.Bot:
     if kind == "pimc":
-        return DeterminizedMCTSBot(game, sims, worlds, seed)
-    bot = ISMCTSBot(game, StockEvaluator(), uct_c=2.0, max_simulations=sims,
+        return DeterminizedMCTSBot(game, sims, worlds, seed, uct_c)
+    bot = ISMCTSBot(game, StockEvaluator(), uct_c=uct_c, max_simulations=sims,
                            random_state=np.random.RandomState(seed))
     sampler = Sampler(seed)
     bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
@@ -125,29 +133,36 @@ def make_search_bot(kind: str, game: Any, sims: int, worlds: int, seed: int) -> 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=("ismcts", "pimc"), default="ismcts")
+    parser.add_argument("--opponent", choices=sorted(BOTS), default="heuristic", help="a scripted agent")
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--sims", type=int, default=100, help="simulations per decision")
     parser.add_argument("--worlds", type=int, default=4, help="sampled games per decision (pimc)")
+    parser.add_argument("--uct-c", type=float, default=0.5, help="UCT exploration constant")
     parser.add_argument("--stock-size", type=int, default=0, help="0: the rules' default (30)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     game = pyspiel.load_game("python_skipbo", {"players": 2, "stock_size": args.stock_size})
-    wins = ties = 0
+    wins = ties = stock_left = 0
     start, cpu = time.perf_counter(), time.process_time()
     for i in range(args.games):
         seat = i % 2  # the search bot alternates seats
-        search = make_search_bot(args.bot, game, args.sims, args.worlds, args.seed + i)
-        heuristic = SkipBoBot(make_bot("heuristic", game.config, seed=args.seed + i))
-        bots = [search, heuristic] if seat == 0 else [heuristic, search]
-        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(args.seed + i))
+        search = make_search_bot(args.bot, game, args.sims, args.worlds, args.seed + i, args.uct_c)
+        opponent = SkipBoBot(make_bot(args.opponent, game.config, seed=args.seed + i))
+        bots = [search, opponent] if seat == 0 else [opponent, search]
+        state = game.new_initial_state()
+        returns = evaluate_bots.evaluate_bots(state, bots, np.random.RandomState(args.seed + i))
         wins += returns[seat] > 0
         ties += returns[seat] == 0
-        print(f"game {i + 1}: {args.bot} in seat {seat} returns {returns[seat]:+.0f}", flush=True)
+        left = len(state.game_state.stocks[seat])  # evaluate_bots played `state` to its end
+        stock_left += left
+        print(f"game {i + 1}: {args.bot} in seat {seat} returns {returns[seat]:+.0f}, "
+              f"its stock left {left}", flush=True)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     low, high = wilson_interval(wins, args.games)
-    print(f"{args.bot} vs heuristic, {args.games} games, {args.sims} sims/decision: "
-          f"win rate {wins / args.games:.1%} [{low:.1%}, {high:.1%}] (95% Wilson), "
-          f"{ties} truncated, {elapsed:.0f} s wall, {cpu:.0f} s CPU")
+    print(f"{args.bot} vs {args.opponent}, {args.games} games, {args.sims} sims/decision: "
+          f"win rate {wins / args.games:.1%} [{low:.1%}, {high:.1%}] (95% Wilson), {ties} truncated, "
+          f"its stock left {stock_left / args.games:.1f} of {game.config.stock_size} on average, "
+          f"{elapsed:.0f} s wall, {cpu:.0f} s CPU")
 
 
 if __name__ == "__main__":
