@@ -11,6 +11,8 @@ its win rate with a 95% Wilson interval and the cards left in its stock at the e
 * ``--bot ismcts``: OpenSpiel's ``ISMCTSBot``. Each simulation draws a full game the searching
   seat cannot tell from the real one (``resample_from_infostate``, the project's hidden-card
   sampler) and walks a tree keyed by information-state strings.
+* ``--bot ismcts-prior``: the same with PUCT selection and the heuristic's move as the prior
+  (:class:`HeuristicPriorEvaluator`).
 * ``--bot pimc``: OpenSpiel's ``MCTSBot`` on determinized games: for each decision, ``--worlds``
   sampled games, ``--sims // --worlds`` simulations each, the action with the most visits
   summed over the worlds (perfect-information Monte Carlo).
@@ -68,6 +70,23 @@ class StockEvaluator(mcts.Evaluator):
         return [(a, 1.0 / len(actions)) for a in actions]
 
 
+class HeuristicPriorEvaluator(StockEvaluator):
+    """:class:`StockEvaluator` with the heuristic's move as the prior: half the probability on
+    the action the project's heuristic picks from the seat's view, half spread evenly (for
+    IS-MCTS's PUCT selection)."""
+
+    def __init__(self, config: Any, seed: int) -> None:
+        self.agent = make_bot("heuristic", config, seed=seed)
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        actions = state.legal_actions()
+        best = self.agent.act_view(state.game_state.view(state.current_player()))
+        share = 0.5 / len(actions)
+        return [(a, share + (0.5 if a == best else 0.0)) for a in actions]
+
+
 class Sampler:
     """A seeded ``probability_sampler`` for ``resample_from_infostate``: uniform floats in [0, 1)."""
 
@@ -123,8 +142,13 @@ class ISMCTSBot(ismcts.ISMCTSBot):
 def make_search_bot(kind: str, game: Any, sims: int, worlds: int, seed: int, uct_c: float = 0.5) -> pyspiel.Bot:
     if kind == "pimc":
         return DeterminizedMCTSBot(game, sims, worlds, seed, uct_c)
-    bot = ISMCTSBot(game, StockEvaluator(), uct_c=uct_c, max_simulations=sims,
-                           random_state=np.random.RandomState(seed))
+    if kind == "ismcts-prior":
+        bot = ISMCTSBot(game, HeuristicPriorEvaluator(game.config, seed), uct_c=uct_c, max_simulations=sims,
+                        random_state=np.random.RandomState(seed),
+                        child_selection_policy=ismcts.ChildSelectionPolicy.PUCT)
+    else:
+        bot = ISMCTSBot(game, StockEvaluator(), uct_c=uct_c, max_simulations=sims,
+                        random_state=np.random.RandomState(seed))
     sampler = Sampler(seed)
     bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
     return bot
@@ -132,7 +156,7 @@ def make_search_bot(kind: str, game: Any, sims: int, worlds: int, seed: int, uct
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bot", choices=("ismcts", "pimc"), default="ismcts")
+    parser.add_argument("--bot", choices=("ismcts", "ismcts-prior", "pimc"), default="ismcts")
     parser.add_argument("--opponent", choices=sorted(BOTS), default="heuristic", help="a scripted agent")
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--sims", type=int, default=100, help="simulations per decision")

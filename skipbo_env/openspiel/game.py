@@ -298,7 +298,8 @@ class SkipBoState(pyspiel.State):
     @property
     def game_state(self) -> GameState | None:
         """The rules' state (``None`` during the deal). Between a move and its last chance node
-        the drawing seat's hand still lacks the cards the chance nodes will give."""
+        the drawing seat's hand still lacks the cards the chance nodes will give. Read-only:
+        clones share it (each step makes a new one)."""
         return self._gs
 
     @property
