@@ -21,7 +21,7 @@ ray = pytest.importorskip("ray")
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from skipbo_env.agents.executors import RayTasks, _import_ray, open_runner  # noqa: E402
+from skipbo_env.agents.executors import RayTasks, _check_listening, _import_ray, open_runner  # noqa: E402
 from skipbo_env.agents.tournament import run_tournament  # noqa: E402
 from skipbo_env.extras import MissingExtraError  # noqa: E402
 from tests.support import TINY_VALUE_RECIPE  # noqa: E402
@@ -151,6 +151,9 @@ def test_a_node_killed_mid_tournament_costs_only_its_chunks_retry(cluster, tmp_p
                                 progress=progress, records_dir=tmp_path)
         assert killed_after and killed_after[0] <= 32, "the second node was killed late or not at all"
         assert len(runner.nodes) == 16 and finished == 64
+    deadline = time.monotonic() + 60
+    while second.node_id in node_ids() and time.monotonic() < deadline:  # the cluster marks it dead in time
+        time.sleep(0.5)
     assert second.node_id not in node_ids()
     assert spread.games == local.games
     assert len(list(tmp_path.glob("game_*.json"))) == 64
@@ -188,6 +191,8 @@ def test_a_bad_address_and_a_missing_extra_are_named(monkeypatch):
         open_runner(2, "not an address")
     with pytest.raises(ValueError, match="Ray address"):
         run_tournament(["heuristic", "greedy"], games=2, ray="host:port")
+    with pytest.raises(ConnectionError, match="no Ray cluster at '127.0.0.1:1'"):
+        _check_listening("127.0.0.1:1")  # what RayTasks asks before ray.init, which would retry for minutes
     from skipbo_env.rules import ConfigError
     from skipbo_env.training.recipe_settings import TurnNetConfig, ValueNetConfig
     from skipbo_env.training.settings import TrainConfig

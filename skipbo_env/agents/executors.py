@@ -25,6 +25,7 @@ import ctypes
 import os
 import re
 import signal
+import socket
 import sys
 import threading
 import time
@@ -106,6 +107,7 @@ class RayTasks(ChunkRunner):
         ray = _import_ray()
         self._connected_here = not ray.is_initialized()
         if self._connected_here:
+            _check_listening(address)
             try:
                 ray.init(address=address, logging_level="WARNING")
             except ConnectionError as exc:
@@ -182,6 +184,24 @@ def _import_ray() -> Any:
     except ImportError as exc:
         raise missing_extra(exc, "ray", "running on a Ray cluster (--ray)") from exc
     return ray
+
+
+CONNECT_TIMEOUT_S = 10.0
+"""Seconds to wait for a TCP connection to a cluster's ``HOST:PORT`` before Ray is asked to join it."""
+
+
+def _check_listening(address: str) -> None:
+    """ConnectionError unless something accepts connections at ``address`` (``HOST:PORT``, with or
+    without ``ray://``; ``auto`` is not checked): where nothing listens, ``ray.init`` retries for
+    minutes before it gives up."""
+    if address == "auto":
+        return
+    host, port = address.removeprefix("ray://").rsplit(":", 1)
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ConnectionError(f"no Ray cluster at {address!r}: nothing accepts connections there "
+                              f"({exc.strerror or exc}); start one with `ray start --head` (docs/scaling.md)") from None
 
 
 def _ray_result(ray: Any, ref: Any, chunk: int, chunks: int) -> tuple[str, Any]:

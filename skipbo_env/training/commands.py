@@ -172,7 +172,8 @@ def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turn
     try:
         cfg = chosen.config.from_yaml(resolve_config(args.config), parse_overrides(args, prog))
         summary = chosen.run(cfg, not args.no_progress)
-    except (ConfigError, CheckpointError) as exc:  # the run folder's lock refuses with a CheckpointError
+    except (ConfigError, CheckpointError, ConnectionError) as exc:
+        # the run folder's lock refuses with a CheckpointError; no Ray cluster at the ray setting: ConnectionError
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps({k: summary[k] for k in ("agent_file", "seconds", "checks")}, indent=2))
