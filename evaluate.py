@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+import sys
+
+from skipbo_env.cli import run
 from skipbo_env.evaluation import build_parser, default_run_name
 from skipbo_env.evaluation import main as _main
 
@@ -17,4 +20,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run(main, sys.argv[1:], "evaluate.py"))

@@ -8,6 +8,9 @@
 
 from __future__ import annotations
 
+import sys
+
+from skipbo_env.cli import run
 from skipbo_env.training.commands import build_parser, parse_overrides
 from skipbo_env.training.commands import main as _main
 
@@ -19,4 +22,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run(main, sys.argv[1:], "train.py"))
