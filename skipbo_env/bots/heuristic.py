@@ -194,13 +194,13 @@ class _Search:
         self.building = list(obs.building_values)
         self.stock_top = me.stock_top
         self.last_stock_card = me.stock_size == 1
-        self.own_cards = [_known(me.discard_tops[d], me.discard_seconds[d]) for d in range(4)]
+        self.own_cards = [known_discards(me.discard_tops[d], me.discard_seconds[d]) for d in range(4)]
         self.own_sizes = me.discard_sizes
         self.own_depth = [0, 0, 0, 0]
         partner = obs.partner
         self.partner_stock = partner.stock_top if partner is not None else None
         self.partner_cards = (
-            [_known(partner.discard_tops[d], partner.discard_seconds[d]) for d in range(4)]
+            [known_discards(partner.discard_tops[d], partner.discard_seconds[d]) for d in range(4)]
             if partner is not None else [(), (), (), ()]
         )
         self.partner_depth = [0, 0, 0, 0]
@@ -361,39 +361,9 @@ class _Search:
             self._undo(move, card, undo)
 
     def _plays(self) -> list[tuple[Play, int]]:
-        """Candidate plays here, one pile per distinct pile value: stock, own discard tops,
-        partner cards, hand numbers, then wilds."""
-        out: list[tuple[Play, int]] = []
-        pile_for: dict[int, int] = {}
-        for b, v in enumerate(self.building):
-            pile_for.setdefault(v + 1, b)
-        distinct = list(pile_for.values())
-
-        def add(card: int, table) -> None:
-            if card == WILD:
-                out.extend((table[b], card) for b in distinct)
-            else:
-                b = pile_for.get(card)
-                if b is not None:
-                    out.append((table[b], card))
-
-        if self.stock_top is not None:
-            add(self.stock_top, STOCK_PLAYS)
-        for d in range(4):
-            cards, depth = self.own_cards[d], self.own_depth[d]
-            if depth < len(cards):
-                add(cards[depth], DISCARD_PLAYS[d])
-        if self.partner_stock is not None:
-            add(self.partner_stock, PARTNER_STOCK_PLAYS)
-        for d in range(4):
-            cards, depth = self.partner_cards[d], self.partner_depth[d]
-            if depth < len(cards):
-                add(cards[depth], PARTNER_DISCARD_PLAYS[d])
-        hand = self.hand
-        for card in range(1, WILD + 1):
-            if hand[card]:
-                add(card, HAND_PLAYS[card])
-        return out
+        """Candidate plays here (:func:`candidate_plays`)."""
+        return candidate_plays(self.building, self.stock_top, self.own_cards, self.own_depth,
+                               self.partner_stock, self.partner_cards, self.partner_depth, self.hand)
 
     def _apply(self, move: Play, card: int) -> tuple[int, float]:
         """Play ``move`` in the search position; returns what :meth:`_undo` needs."""
@@ -431,11 +401,51 @@ class _Search:
             self.partner_depth[move.source_pile] -= 1
 
 
-def _known(top: int | None, second: int | None) -> tuple[int, ...]:
+def known_discards(top: int | None, second: int | None) -> tuple[int, ...]:
     """The cards of a discard pile the observation shows, top first."""
     if top is None:
         return ()
     return (top,) if second is None else (top, second)
+
+
+def candidate_plays(building: Sequence[int], stock_top: int | None, own_cards: Sequence[Sequence[int]],
+                    own_depth: Sequence[int], partner_stock: int | None, partner_cards: Sequence[Sequence[int]],
+                    partner_depth: Sequence[int], hand: Sequence[int]) -> list[tuple[Play, int]]:
+    """The plays a turn search tries from a position, with the card each plays, one building pile
+    per distinct pile value: the stock card, each own discard pile's card at its depth, the
+    partner's stock and discard cards, then each card number held in ``hand`` (counts by card,
+    index 0 unused); a wild goes to each of those piles. Discard piles are given by their known
+    cards top first (:func:`known_discards`) and how many were played off them (``*_depth``)."""
+    out: list[tuple[Play, int]] = []
+    pile_for: dict[int, int] = {}
+    for b, v in enumerate(building):
+        pile_for.setdefault(v + 1, b)
+    distinct = list(pile_for.values())
+
+    def add(card: int, table: Sequence[Play]) -> None:
+        if card == WILD:
+            out.extend((table[b], card) for b in distinct)
+        else:
+            b = pile_for.get(card)
+            if b is not None:
+                out.append((table[b], card))
+
+    if stock_top is not None:
+        add(stock_top, STOCK_PLAYS)
+    for d in range(4):
+        cards, depth = own_cards[d], own_depth[d]
+        if depth < len(cards):
+            add(cards[depth], DISCARD_PLAYS[d])
+    if partner_stock is not None:
+        add(partner_stock, PARTNER_STOCK_PLAYS)
+    for d in range(4):
+        cards, depth = partner_cards[d], partner_depth[d]
+        if depth < len(cards):
+            add(cards[depth], PARTNER_DISCARD_PLAYS[d])
+    for card in range(1, WILD + 1):
+        if hand[card]:
+            add(card, HAND_PLAYS[card])
+    return out
 
 
 def _signature(obs: ObservationFields) -> tuple:

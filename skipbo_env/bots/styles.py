@@ -44,18 +44,13 @@ from ..encoding import ObservationFields
 from ..rules import WILD, GameConfig, Move, Source, cards_until_playable, missing_numbers
 from ..rules.cards import PILE_COMPLETE as PILE_TOP
 from ..rules.moves import (
-    DISCARD_PLAYS,
     DISCARDS,
     END_TURN,
-    HAND_PLAYS,
-    PARTNER_DISCARD_PLAYS,
-    PARTNER_STOCK_PLAYS,
-    STOCK_PLAYS,
     Play,
 )
 from .base import ScriptedAgent
 from .greedy import greedy_move
-from .heuristic import placement_score, reach_chance
+from .heuristic import candidate_plays, known_discards, placement_score, reach_chance
 
 MAX_NODES = 1500
 """Positions the line search expands per decision."""
@@ -109,10 +104,10 @@ class _Search:
         self.hand = [0, *obs.hand_counts]
         self.building = list(obs.building_values)
         self.stock_top = me.stock_top
-        self.own = [_known(me.discard_tops[d], me.discard_seconds[d]) for d in range(4)]
+        self.own = [known_discards(me.discard_tops[d], me.discard_seconds[d]) for d in range(4)]
         self.own_sizes = me.discard_sizes
         self.partner_stock = None if partner is None else partner.stock_top
-        self.theirs = ([_known(partner.discard_tops[d], partner.discard_seconds[d]) for d in range(4)]
+        self.theirs = ([known_discards(partner.discard_tops[d], partner.discard_seconds[d]) for d in range(4)]
                        if partner is not None else [(), (), (), ()])
         self.own_depth = [0, 0, 0, 0]
         self.their_depth = [0, 0, 0, 0]
@@ -155,31 +150,9 @@ class _Search:
             self._undo(move, card, undo)
 
     def _plays(self) -> list[tuple[Play, int]]:
-        """Candidate plays, one building pile per distinct pile value: stock, own discard tops,
-        partner cards, hand numbers, then wilds."""
-        out: list[tuple[Play, int]] = []
-        pile_for: dict[int, int] = {}
-        for b, v in enumerate(self.building):
-            pile_for.setdefault(v + 1, b)
-
-        def add(card: int | None, table: Sequence[Play]) -> None:
-            if card == WILD:
-                out.extend((table[b], WILD) for b in pile_for.values())
-            elif card is not None and card in pile_for:
-                out.append((table[pile_for[card]], card))
-
-        add(self.stock_top, STOCK_PLAYS)
-        for d in range(4):
-            if self.own_depth[d] < len(self.own[d]):
-                add(self.own[d][self.own_depth[d]], DISCARD_PLAYS[d])
-        add(self.partner_stock, PARTNER_STOCK_PLAYS)
-        for d in range(4):
-            if self.their_depth[d] < len(self.theirs[d]):
-                add(self.theirs[d][self.their_depth[d]], PARTNER_DISCARD_PLAYS[d])
-        for card in range(1, WILD + 1):
-            if self.hand[card]:
-                add(card, HAND_PLAYS[card])
-        return out
+        """Candidate plays here (:func:`~skipbo_env.bots.heuristic.candidate_plays`)."""
+        return candidate_plays(self.building, self.stock_top, self.own, self.own_depth,
+                               self.partner_stock, self.theirs, self.their_depth, self.hand)
 
     def _apply(self, move: Play, card: int) -> tuple[int, list[int]]:
         undo = (self.building[move.build_pile], list(self.counts))
@@ -210,13 +183,6 @@ class _Search:
             self.own_depth[move.source_pile] -= 1
         elif move.source is Source.PARTNER_DISCARD:
             self.their_depth[move.source_pile] -= 1
-
-
-def _known(top: int | None, second: int | None) -> tuple[int, ...]:
-    """The cards of a discard pile the observation shows, top first."""
-    if top is None:
-        return ()
-    return (top,) if second is None else (top, second)
 
 
 def turn_lines(obs: ObservationFields, max_nodes: int = MAX_NODES) -> list[Line]:
