@@ -61,7 +61,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights
+from ..bots.heuristic import HeuristicWeights, default_weights
 from ..encoding import encode_action
 from ..extras import require
 from ..rules import GameConfig, IllegalMoveError, Move, SeatView
@@ -192,8 +192,9 @@ class SearchSettings:
     again)."""
     rollout: str = DEFAULT_ROLLOUT
     """The in-engine agent of the simulations: ``"heuristic"`` or ``"greedy"`` (:data:`ROLLOUTS`)."""
-    weights: HeuristicWeights = DEFAULT_WEIGHTS
-    """The heuristic planner's weights (candidates, and the heuristic rollouts)."""
+    weights: HeuristicWeights | None = None
+    """The heuristic planner's weights (candidates, and the heuristic rollouts); ``None``: the
+    table's (:func:`~skipbo_env.bots.heuristic.default_weights`)."""
     value: float | None = None
     """Weight (stock cards per unit) of a learned value of the seat's position at the horizon
     (``value_net`` evaluated on the seat's observation there); 0: none; ``None``:
@@ -226,7 +227,7 @@ class SearchSettings:
             raise ValueError(f"reach_q must be a chance in 0..1, got {self.reach_q!r}")
         if self.rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
-        if not isinstance(self.weights, HeuristicWeights):
+        if self.weights is not None and not isinstance(self.weights, HeuristicWeights):
             raise TypeError(f"weights must be HeuristicWeights, got {type(self.weights).__name__}")
         if self.value is not None and (not _is_real(self.value) or not math.isfinite(self.value) or self.value < 0):
             raise ValueError(f"value must be a finite weight >= 0, got {self.value!r}")
@@ -249,6 +250,7 @@ class SearchSettings:
             self,
             worlds=_by_table(DEFAULT_WORLDS_BY_PLAYERS, config, DEFAULT_WORLDS) if self.worlds is None else self.worlds,
             depth=depth,
+            weights=default_weights(config.num_players) if self.weights is None else self.weights,
             value=(_by_table(DEFAULT_VALUES, config, 0.0) if shipped_value else 0.0) if self.value is None
             else float(self.value),
             net_opponents=(DEFAULT_NET_OPPONENTS if shipped_opponent else 0.0) if self.net_opponents is None
@@ -287,7 +289,7 @@ class SearchAgent(TurnAgent):
 
         worlds = self.worlds
         self._engine = BatchEngine(config, worlds * (self.candidates + self.discards), seed=0)
-        self._plans = PlanCache(self._engine.batch_size, config.num_players, settings.weights)
+        self._plans = PlanCache(self._engine.batch_size, config.num_players, self.settings.weights)
         self._rollout = SeatKind[settings.rollout.upper()]
         share = self.settings.net_opponents
         assert share is not None  # resolved by for_table

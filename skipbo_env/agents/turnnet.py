@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.heuristic import CHAIN, DEFAULT_WEIGHTS, MAX_CHAIN, HeuristicWeights, reach_chance
+from ..bots.heuristic import CHAIN, MAX_CHAIN, HeuristicWeights, reach_chance
 from ..rules import WILD, GameConfig, Move, SeatView, Source
 from ..rules.cards import HAND_SIZE, PILE_COMPLETE
 from ..rules.moves import Discard, Play
@@ -274,7 +274,7 @@ class TurnNetAgent(TurnAgent):
 
     def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None, *,
                  candidates: int = DEFAULT_CANDIDATES, discards: int = DEFAULT_DISCARDS,
-                 weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:
+                 weights: HeuristicWeights | None = None) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
         check_turn_game(config)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicWeights, _Search, placement_score
+from ..bots.heuristic import HeuristicWeights, _Search, default_weights, placement_score
 from ..bots.protocol import AgentBase, NeedsViewError
 from ..encoding import encode_action, fields_from_view
 from ..rules import WILD, GameConfig, Move, Play, SeatView, Source
@@ -104,7 +104,7 @@ class TurnAgent(AgentBase):
     reads_view = True
 
     def __init__(self, config: GameConfig, seed: int | None = None, *, candidates: int = DEFAULT_CANDIDATES,
-                 discards: int = DEFAULT_DISCARDS, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:
+                 discards: int = DEFAULT_DISCARDS, weights: HeuristicWeights | None = None) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
         if type(candidates) is not int or not 1 <= candidates <= MAX_CANDIDATES:
@@ -114,7 +114,7 @@ class TurnAgent(AgentBase):
         self.config = config
         self.candidates = candidates
         self.discards = discards
-        self.weights = weights
+        self.weights = default_weights(config.num_players) if weights is None else weights
         self.searches = 0
         self.decisions = 0
         self.seed(seed)

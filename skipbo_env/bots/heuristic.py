@@ -106,6 +106,17 @@ class HeuristicWeights:
 
 
 DEFAULT_WEIGHTS = HeuristicWeights()
+"""The weights of the 2-player game (and of every table :data:`TABLE_WEIGHTS` does not list)."""
+
+TABLE_WEIGHTS: dict[int, HeuristicWeights] = {}
+"""The weights by number of players where they differ from :data:`DEFAULT_WEIGHTS`."""
+
+
+def default_weights(num_players: int) -> HeuristicWeights:
+    """The heuristic's weights at a table of ``num_players`` (:data:`TABLE_WEIGHTS`, else
+    :data:`DEFAULT_WEIGHTS`): what :class:`HeuristicAgent`, the compiled heuristic and the
+    search agent use unless given weights."""
+    return TABLE_WEIGHTS.get(num_players, DEFAULT_WEIGHTS)
 
 # CHAIN[pile][target]: the numbers that must go on a pile showing ``pile`` (0..11)
 # before ``target`` (1..12) fits, wrapping past 12 (R12, R13).
@@ -476,12 +487,12 @@ Planner = Callable[[ObservationFields, GameConfig, HeuristicWeights], Sequence[M
 """A turn planner: the best play sequence from the decoded observation (see :func:`plan_turn`)."""
 
 
-def plan_turn(obs: ObservationFields, config: GameConfig, weights: HeuristicWeights = DEFAULT_WEIGHTS,
+def plan_turn(obs: ObservationFields, config: GameConfig, weights: HeuristicWeights | None = None,
               ) -> tuple[Move, ...]:
     """The planner's best sequence from this position: plays, then a discard, end turn, or a
     final stock/refill play (empty when it considered nothing). The reference (Python) planner;
     ``skipbo_env.vector.compiled_heuristic.compiled_plan`` is the same search compiled."""
-    return _Search(obs, config, weights).run()
+    return _Search(obs, config, default_weights(config.num_players) if weights is None else weights).run()
 
 
 class HeuristicPolicy:
@@ -493,10 +504,10 @@ class HeuristicPolicy:
     (default :func:`plan_turn`; the compiled planner gives the same plans).
     """
 
-    def __init__(self, config: GameConfig, weights: HeuristicWeights = DEFAULT_WEIGHTS,
+    def __init__(self, config: GameConfig, weights: HeuristicWeights | None = None,
                  planner: Planner = plan_turn) -> None:
         self.config = config
-        self.weights = weights
+        self.weights = default_weights(config.num_players) if weights is None else weights
         self.planner = planner
         self._plan: list[Move] = []
         self._expect: tuple | None = None
@@ -525,7 +536,7 @@ class HeuristicAgent(ScriptedAgent):
     name = "heuristic"
 
     def __init__(
-        self, config: GameConfig, seed: int | None = None, weights: HeuristicWeights = DEFAULT_WEIGHTS,
+        self, config: GameConfig, seed: int | None = None, weights: HeuristicWeights | None = None,
         planner: Planner = plan_turn,
     ) -> None:
         super().__init__(config, seed)
@@ -544,6 +555,8 @@ __all__ = [
     "HeuristicPolicy",
     "HeuristicWeights",
     "Planner",
+    "TABLE_WEIGHTS",
+    "default_weights",
     "placement_score",
     "plan_turn",
     "reach_chance",

@@ -18,7 +18,7 @@ from dataclasses import astuple, fields
 
 import numpy as np
 
-from ..bots.heuristic import DEFAULT_WEIGHTS, HeuristicAgent, HeuristicWeights
+from ..bots.heuristic import HeuristicAgent, HeuristicWeights, default_weights
 from ..encoding import ObservationFields
 from ..rules import ALL_MOVES, GameConfig, Move
 from . import _kernels as K
@@ -48,12 +48,13 @@ class PlanCache:
     Row ``game * num_players + seat`` holds that seat's plan, its (length, next index,
     expectation valid) state and the signature its next decision must show
     (``_kernels.heuristic_choice``). :meth:`BatchEngine.advance` plays heuristic seats with it.
+    ``weights`` default to the table's (:func:`~skipbo_env.bots.heuristic.default_weights`).
     """
 
-    def __init__(self, games: int, num_players: int, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> None:
+    def __init__(self, games: int, num_players: int, weights: HeuristicWeights | None = None) -> None:
         rows = games * num_players
         self.num_players = num_players
-        self.weights = weights_vector(weights)
+        self.weights = weights_vector(default_weights(num_players) if weights is None else weights)
         self.plans = np.zeros((rows, K.PLAN_MAX), np.int64)
         self.state = np.zeros((rows, 3), np.int64)
         self.expect = np.zeros((rows, K.H_SIG), np.int64)
@@ -107,15 +108,18 @@ def pack_position(obs: ObservationFields, config: GameConfig) -> np.ndarray:
 
 
 def compiled_plan(obs: ObservationFields, config: GameConfig,
-                  weights: HeuristicWeights = DEFAULT_WEIGHTS) -> tuple[Move, ...]:
-    """:func:`skipbo_env.bots.heuristic.plan_turn`, compiled (same plan)."""
+                  weights: HeuristicWeights | None = None) -> tuple[Move, ...]:
+    """:func:`skipbo_env.bots.heuristic.plan_turn`, compiled (same plan; by default the table's
+    weights, :func:`~skipbo_env.bots.heuristic.default_weights`)."""
+    if weights is None:
+        weights = default_weights(config.num_players)
     out = np.empty(K.PLAN_MAX, np.int64)
     length = K.heuristic_plan(pack_position(obs, config), weights_vector(weights), out)
     return tuple(ALL_MOVES[a] for a in out[:length].tolist())
 
 
 def compiled_heuristic(config: GameConfig, seed: int | None = None,
-                       weights: HeuristicWeights = DEFAULT_WEIGHTS) -> HeuristicAgent:
+                       weights: HeuristicWeights | None = None) -> HeuristicAgent:
     """A :class:`~skipbo_env.bots.HeuristicAgent` that plans with :func:`compiled_plan` (same moves, faster)."""
     return HeuristicAgent(config, seed, weights, planner=compiled_plan)
 
