@@ -32,10 +32,11 @@ WEIGHTS = [
     replace(DEFAULT_WEIGHTS, max_nodes=40),  # the node budget binds
     replace(DEFAULT_WEIGHTS, dry_cards=0.0, danger=80.0, seat_decay=0.9, unseen_card=0.2),
     replace(DEFAULT_WEIGHTS, refill=90.0, wild_spent=1.0, own_reach=30.0, own_unseen_card=0.7),
+    replace(DEFAULT_WEIGHTS, stock_detour=7.0, stock_need=4.0, danger=20.0),  # shortest chains, stock set-up
 ]
 
 
-def compare_games(config: GameConfig, games: int, seed: int, random_share: float = 0.3, weight_sets: int = 4) -> int:
+def compare_games(config: GameConfig, games: int, seed: int, random_share: float = 0.3, weight_sets: int = 5) -> int:
     """Walk games (heuristic moves mixed with random ones, for odd positions) and compare both
     planners under the first ``weight_sets`` weight sets at every decision. Returns the number of positions."""
     checked = 0

@@ -103,6 +103,12 @@ class HeuristicWeights:
     """Extra credit per completed building pile (its cards become drawable, R19) at an empty deck."""
     max_nodes: int = 2000
     """Search budget per decision: positions expanded."""
+    stock_detour: float = 0.0
+    """Cost of each play made before the own stock top in a sequence that plays it: a positive cost
+    takes the shortest chain to the stock and keeps the other cards for the stock card turned up next."""
+    stock_need: float = 0.0
+    """Cost of each number still missing, where the turn ends, between the nearest building pile and
+    the own stock top (after the hand's numbers and wilds and the own discard tops are counted)."""
 
 
 DEFAULT_WEIGHTS = HeuristicWeights()
@@ -263,6 +269,8 @@ class _Search:
         return None if depth >= self.own_sizes[d] else 0
 
     def _own_reach(self, key: tuple[int, ...]) -> float:
+        """The own stock top's prospects where the turn ends: :attr:`HeuristicWeights.own_reach` times
+        the chance to reach it next turn, less :attr:`HeuristicWeights.stock_need` per missing number."""
         top = self.stock_top
         if top is None or top == WILD:
             return 0.0
@@ -275,8 +283,12 @@ class _Search:
                 jokers += 1
             elif card:
                 numbers.add(card)
-        chance = reach_chance(top, key, frozenset(numbers), jokers, self.w.own_unseen_card)
-        return self.w.own_reach * chance
+        held = frozenset(numbers)
+        value = self.w.own_reach * reach_chance(top, key, held, jokers, self.w.own_unseen_card)
+        if self.w.stock_need:
+            value -= self.w.stock_need * min(
+                max(0, sum(1 for v in CHAIN[pile][top] if v not in held) - jokers) for pile in key)
+        return value
 
     def _keep_value(self, card: int, key: tuple[int, ...]) -> float:
         """How much a hand card is worth keeping rather than discarding."""
@@ -355,7 +367,7 @@ class _Search:
             undo = self._apply(move, card)
             source = move.source
             if source is Source.STOCK:
-                bonus = w.stock * (10.0 if self.last_stock_card else 1.0)
+                bonus = w.stock * (10.0 if self.last_stock_card else 1.0) - w.stock_detour * len(path)
                 self._consider(self.credit + bonus + self._table_value(tuple(sorted(self.building))),
                                (*path, move))
             elif source is Source.PARTNER_STOCK:

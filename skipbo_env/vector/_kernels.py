@@ -728,7 +728,9 @@ W_DRY_DANGER = 15
 W_DRY_PLAY = 16
 W_DRY_COMPLETED = 17
 W_MAX_NODES = 18
-W_SIZE = 19  # the weights' fields; then two tables of powers (``compiled_heuristic.weights_vector``):
+W_STOCK_DETOUR = 19
+W_STOCK_NEED = 20
+W_SIZE = 21  # the weights' fields; then two tables of powers (``compiled_heuristic.weights_vector``):
 W_POWERS = W_SIZE  # 13: unseen_card ** k for k = 0..12
 W_OWN_POWERS = W_SIZE + 13  # 13: own_unseen_card ** k
 W_VECTOR = W_SIZE + 26
@@ -842,7 +844,17 @@ def _own_reach(pos, hand, depth, key, wts, numbers):
             jokers += 1
         elif card > 0:
             numbers[card] = True
-    return wts[W_OWN_REACH] * _reach(top, key, numbers, jokers, wts[W_OWN_POWERS:W_OWN_POWERS + PILE_COMPLETE + 1])
+    value = wts[W_OWN_REACH] * _reach(top, key, numbers, jokers, wts[W_OWN_POWERS:W_OWN_POWERS + PILE_COMPLETE + 1])
+    if wts[W_STOCK_NEED] != 0.0:  # the fewest numbers missing from some pile to the stock top
+        need = PILE_COMPLETE
+        for i in range(4):
+            missing = 0
+            for j in range((top - key[i] - 1) % PILE_COMPLETE):  # bots.heuristic.CHAIN[key[i]][top]
+                if not numbers[(key[i] + j) % PILE_COMPLETE + 1]:
+                    missing += 1
+            need = min(need, max(0, missing - jokers))
+        value -= wts[W_STOCK_NEED] * need
+    return value
 
 
 @njit(cache=True)
@@ -1129,7 +1141,7 @@ def heuristic_plan(pos, wts, out):
         final = True
         if stock_src:
             _sorted4(building, key)
-            bonus = wts[W_STOCK] * (10.0 if last_stock else 1.0)
+            bonus = wts[W_STOCK] * (10.0 if last_stock else 1.0) - wts[W_STOCK_DETOUR] * k
             value = credit + bonus + _table(key, nseat, stop, snumbers, sjokers, weight, q)
         elif pstock_src:
             _sorted4(building, key)
