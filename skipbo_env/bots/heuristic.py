@@ -25,6 +25,13 @@ every play and completed pile counts more, so that cards return to the
 draw pile (R19) instead of the game stalling. The discard builds descending
 runs and keeps the hand cards that bridge a building pile to the own stock top.
 
+The weights depend on the table (:func:`default_weights`). At 3 to 6 players two more terms
+count: every play made before the own stock top in a sequence that reaches it costs
+(:attr:`HeuristicWeights.stock_detour`: the shortest chain to the stock, keeping the other cards
+for the stock card turned up next), and so does every number still missing between a building
+pile and the own stock top where the turn ends (:attr:`HeuristicWeights.stock_need`). The
+2-player game keeps :data:`DEFAULT_WEIGHTS`, where both are 0.
+
 Only the first move of the best sequence is played. While the following
 observations match what the plan predicted (after hand plays, which reveal
 nothing new), the rest of the plan is played without searching again; any
@@ -35,7 +42,7 @@ deterministic: equal scores go to the first sequence found in a fixed order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -114,8 +121,13 @@ class HeuristicWeights:
 DEFAULT_WEIGHTS = HeuristicWeights()
 """The weights of the 2-player game (and of every table :data:`TABLE_WEIGHTS` does not list)."""
 
-TABLE_WEIGHTS: dict[int, HeuristicWeights] = {}
-"""The weights by number of players where they differ from :data:`DEFAULT_WEIGHTS`."""
+MULTI_PLAYER_WEIGHTS = replace(DEFAULT_WEIGHTS, stock_detour=7.0, stock_need=4.0)
+"""The weights at 3 to 6 players: the 2-player weights with the shortest chain to the stock
+(a play before the stock top costs more than it earns) and the own stock's set-up counted."""
+
+TABLE_WEIGHTS: dict[int, HeuristicWeights] = {n: MULTI_PLAYER_WEIGHTS for n in (3, 4, 5, 6)}
+"""The weights by number of players where they differ from :data:`DEFAULT_WEIGHTS` (the partner
+game included: a 4-player partner game plays the 4-player weights)."""
 
 
 def default_weights(num_players: int) -> HeuristicWeights:
@@ -566,6 +578,7 @@ __all__ = [
     "HeuristicAgent",
     "HeuristicPolicy",
     "HeuristicWeights",
+    "MULTI_PLAYER_WEIGHTS",
     "Planner",
     "TABLE_WEIGHTS",
     "default_weights",

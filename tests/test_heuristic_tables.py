@@ -1,0 +1,86 @@
+"""The heuristic's weights by table: every path that seats the heuristic plays a table's weights."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from conftest import make_state
+
+from skipbo_env.agents.search import SearchSettings
+from skipbo_env.bots import make_bot
+from skipbo_env.bots.heuristic import (
+    DEFAULT_WEIGHTS,
+    TABLE_WEIGHTS,
+    HeuristicAgent,
+    HeuristicWeights,
+    default_weights,
+    plan_turn,
+)
+from skipbo_env.encoding import decode_action, fields_from_view
+from skipbo_env.rules import GameConfig, Play, Source
+
+pytest.importorskip("numba")
+from skipbo_env.vector import PlanCache  # noqa: E402
+from skipbo_env.vector.compiled_heuristic import compiled_heuristic, compiled_plan, weights_vector  # noqa: E402
+
+TABLES = (2, 3, 4, 5, 6)
+
+
+def test_the_two_player_game_keeps_the_reference_weights():
+    assert default_weights(2) is DEFAULT_WEIGHTS
+    assert 2 not in TABLE_WEIGHTS
+
+
+def test_every_multi_player_table_has_its_own_weights():
+    for n in (3, 4, 5, 6):
+        assert isinstance(default_weights(n), HeuristicWeights)
+        assert default_weights(n) != DEFAULT_WEIGHTS, n
+        assert default_weights(n).stock_detour > 0, n
+
+
+@pytest.mark.parametrize("players", TABLES)
+def test_every_path_plays_the_tables_weights(players):
+    config = GameConfig(num_players=players)
+    weights = default_weights(players)
+    assert HeuristicAgent(config).policy.weights == weights
+    assert make_bot("heuristic", config).policy.weights == weights
+    assert compiled_heuristic(config).policy.weights == weights
+    np.testing.assert_array_equal(PlanCache(2, players).weights, weights_vector(weights))
+    assert SearchSettings().for_table(config).weights == weights
+    given = replace(DEFAULT_WEIGHTS, danger=1.0)
+    assert HeuristicAgent(config, weights=given).policy.weights == given  # given weights win
+    assert SearchSettings(weights=given).for_table(config).weights == given
+
+
+def _stock_chain_position(players: int):
+    """Stock 5 over a pile showing 3; the hand holds 1 2 3 4: the 4 alone reaches the stock."""
+    stocks = {seat: [12, 12] for seat in range(players)}
+    stocks[0] = [12, 5]
+    return make_state(players, hands={0: [1, 2, 3, 4, 12]}, stocks=stocks, building=[3, 0, 0, 0])
+
+
+@pytest.mark.parametrize("players", (3, 4, 6))
+def test_multi_player_heuristic_takes_the_shortest_chain_to_its_stock(players):
+    """R14: the stock card under the top is turned up once the top is played; at 3 to 6
+    players the heuristic plays the stock first (hand 4, stock 5) and keeps 1 2 3 for the card
+    turned up, where the 2-player weights play 1 2 3 on an empty pile first."""
+    state = _stock_chain_position(players)
+    agent = make_bot("heuristic", state.config, seed=0)
+    moves = []
+    for _ in range(2):
+        move = decode_action(agent.act_view(state.view(0)), state.config)
+        moves.append(move)
+        state.apply(move)
+    assert moves == [Play(Source.HAND, 0, card=4), Play(Source.STOCK, 0)]
+    reference = plan_turn(fields_from_view(_stock_chain_position(players).view(0)),
+                          GameConfig(num_players=players), DEFAULT_WEIGHTS)
+    assert reference[0] == Play(Source.HAND, 1, card=1)
+
+
+@pytest.mark.parametrize("players", (3, 4, 6))
+def test_compiled_planner_plans_the_same_at_every_table(players):
+    view = _stock_chain_position(players).view(0)
+    obs, config = fields_from_view(view), GameConfig(num_players=players)
+    assert compiled_plan(obs, config) == plan_turn(obs, config)
