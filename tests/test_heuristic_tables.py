@@ -19,7 +19,7 @@ from skipbo_env.bots.heuristic import (
     plan_turn,
 )
 from skipbo_env.encoding import decode_action, fields_from_view
-from skipbo_env.rules import GameConfig, Play, Source
+from skipbo_env.rules import GameConfig, Play, Source, new_game
 
 pytest.importorskip("numba")
 from skipbo_env.vector import PlanCache  # noqa: E402
@@ -47,7 +47,7 @@ def test_every_path_plays_the_tables_weights(players):
     assert HeuristicAgent(config).policy.weights == weights
     assert make_bot("heuristic", config).policy.weights == weights
     assert compiled_heuristic(config).policy.weights == weights
-    np.testing.assert_array_equal(PlanCache(2, players).weights, weights_vector(weights))
+    np.testing.assert_array_equal(PlanCache(2, players).weights, np.tile(weights_vector(weights), (2 * players, 1)))
     assert SearchSettings().for_table(config).weights == weights
     given = replace(DEFAULT_WEIGHTS, danger=1.0)
     assert HeuristicAgent(config, weights=given).policy.weights == given  # given weights win
@@ -84,3 +84,38 @@ def test_compiled_planner_plans_the_same_at_every_table(players):
     view = _stock_chain_position(players).view(0)
     obs, config = fields_from_view(view), GameConfig(num_players=players)
     assert compiled_plan(obs, config) == plan_turn(obs, config)
+
+
+def test_plan_cache_rows_plan_with_their_own_weights():
+    """A batch seat given other weights (``PlanCache.set_weights``) plays as the heuristic agent
+    with those weights: turn by turn, the engine's game equals the rules layer's."""
+    from skipbo_env.vector import BatchEngine, SeatKind
+
+    config = GameConfig(num_players=3)
+    other = replace(DEFAULT_WEIGHTS, refill=90.0, wild_spent=1.0, hand_play=3.0, danger=0.0)
+    state = new_game(config, seed=11)
+    engine = BatchEngine(config, 2, seed=0)
+    engine.load_state(0, state)
+    engine.load_state(1, state)
+    plans = PlanCache(2, 3)
+    plans.set_weights(np.array([0]), 1, other)  # game 0 only: game 1 keeps the table's weights
+    agents = [HeuristicAgent(config, seed=s, weights=other if s == 1 else None) for s in range(3)]
+    differs = False
+    for _ in range(45):
+        if state.is_over:
+            break
+        seat = state.current
+        while not state.is_over and state.current == seat:
+            state.apply(decode_action(agents[seat].act_view(state.view(seat)), config))
+        engine.play_until(np.array([(seat + 1) % 3] * 2), SeatKind.HEURISTIC, plans)
+        assert engine.to_state(0).to_dict() == state.to_dict()
+        differs |= engine.to_state(1).to_dict() != state.to_dict()
+    assert differs  # the weights given to seat 1 of game 0 changed its play
+
+
+def test_set_weights_refuses_bad_input():
+    plans = PlanCache(2, 3)
+    with pytest.raises(ValueError, match="seat must be in 0..2"):
+        plans.set_weights(np.array([0]), 3, DEFAULT_WEIGHTS)
+    with pytest.raises(TypeError, match="HeuristicWeights"):
+        plans.set_weights(np.array([0]), 0, {"danger": 1.0})

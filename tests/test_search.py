@@ -11,6 +11,8 @@ pytest.importorskip("numba")
 from support import choice_positions  # noqa: E402
 
 from skipbo_env.agents import SearchAgent, SearchSettings, known_agents, load_agent, parse_search_spec  # noqa: E402
+from skipbo_env.agents.search import opponent_styles  # noqa: E402
+from skipbo_env.bots.heuristic import default_weights  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import GameConfig, GameState, new_game, sample_state  # noqa: E402
 
@@ -184,6 +186,39 @@ def test_rollout_agents_play_legal_games(rollout):
     state, _ = _play(config, agents, seed=4)
     assert state.is_over
     assert agents[0].settings.rollout == rollout
+
+
+@pytest.mark.parametrize("config", [GameConfig(num_players=3, short_game=True),
+                                    GameConfig(num_players=4, partner_game=True, short_game=True)], ids=["3p", "4p-partner"])
+def test_opponent_styles_model_the_other_sides_in_the_rollouts(config):
+    """World j plays the opponents with style j % 3 of ``opponent_styles``; the own side (the
+    partner too) keeps the own weights; whole games stay legal and repeat for a seed."""
+    from skipbo_env.vector.compiled_heuristic import weights_vector
+
+    styles = opponent_styles(config)
+    assert len(styles) == 3 and styles[0] == default_weights(config.num_players)
+
+    def agents():
+        return [_search(config, seed=s, worlds=4, candidates=3, opponent_weights=styles) if s == 0
+                else load_agent("heuristic", config, seed=s) for s in range(config.num_players)]
+
+    seated = agents()
+    state, actions = _play(config, seated, seed=7)
+    assert state.is_over and seated[0].searches > 0
+    assert _play(config, agents(), seed=7)[1] == actions
+    rows = seated[0]._plans.weights.reshape(-1, config.num_players, weights_vector(styles[0]).size)
+    for game in range(rows.shape[0]):
+        for seat in range(config.num_players):
+            own = config.team(seat) == config.team(0)
+            expected = seated[0].settings.weights if own else styles[game % 4 % 3]
+            np.testing.assert_array_equal(rows[game, seat], weights_vector(expected))
+
+
+def test_opponent_weights_must_be_a_tuple_of_weights():
+    with pytest.raises(TypeError, match="opponent_weights must be a tuple of HeuristicWeights"):
+        SearchSettings(opponent_weights=[default_weights(3)])
+    with pytest.raises(TypeError, match="opponent_weights must be a tuple of HeuristicWeights"):
+        SearchSettings(opponent_weights=({"danger": 1.0},))
 
 
 def test_unknown_rollout_is_refused():

@@ -213,6 +213,10 @@ class SearchSettings:
     :data:`DEFAULT_NET_OPPONENTS` where :data:`OPPONENT_NETS` has a network for the table, else 0."""
     opponent_net: str | os.PathLike | None = None
     """The agent file for ``net_opponents``; ``None``: the table's shipped network."""
+    opponent_weights: tuple[HeuristicWeights, ...] = ()
+    """Models of the other sides in the heuristic rollouts: world ``j`` plays the opponents'
+    seats with ``opponent_weights[j % len]`` (:func:`opponent_styles` gives a mixture of play
+    styles); empty: every seat plays the seat's own ``weights``. Partners keep the own weights."""
 
     def __post_init__(self) -> None:
         if self.worlds is not None:
@@ -227,6 +231,9 @@ class SearchSettings:
             raise ValueError(f"reach_q must be a chance in 0..1, got {self.reach_q!r}")
         if self.rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
+        if not isinstance(self.opponent_weights, tuple) or not all(
+                isinstance(w, HeuristicWeights) for w in self.opponent_weights):
+            raise TypeError("opponent_weights must be a tuple of HeuristicWeights")
         if self.weights is not None and not isinstance(self.weights, HeuristicWeights):
             raise TypeError(f"weights must be HeuristicWeights, got {type(self.weights).__name__}")
         if self.value is not None and (not _is_real(self.value) or not math.isfinite(self.value) or self.value < 0):
@@ -294,6 +301,7 @@ class SearchAgent(TurnAgent):
         share = self.settings.net_opponents
         assert share is not None  # resolved by for_table
         self._net_worlds = int(round(share * worlds))
+        self._weights_seat: int | None = None  # the seat the plan cache's weights are set for
         self.value_net: Path | None = None
         self.opponent_net: Path | None = None
         self._value_policy: Any = None
@@ -374,9 +382,27 @@ class SearchAgent(TurnAgent):
         """Mean simulated score per candidate over the sampled worlds (step 4 without the prior)."""
         m, c = self.worlds, len(paths)
         self._load_worlds(view, c)
+        self._seat_rollout_weights(view.seat)
         self._play_candidates(paths)
         self._play_out(view.seat, c)
         return self._horizon_scores(view.seat, m * c).reshape(c, m) @ np.full(m, 1.0 / m)
+
+    def _seat_rollout_weights(self, me: int) -> None:
+        """With ``opponent_weights``: the opponents of world ``j`` plan with set ``j % len``, the
+        own side with the own weights (set once for the agent's seat)."""
+        mix = self.settings.opponent_weights
+        if not mix or self._weights_seat == me:
+            return
+        games = np.arange(self._engine.batch_size)
+        model = games % self.worlds % len(mix)
+        for seat in range(self.config.num_players):
+            if self.config.team(seat) == self.config.team(me):
+                assert self.settings.weights is not None  # resolved by for_table
+                self._plans.set_weights(games, seat, self.settings.weights)
+            else:
+                for k, weights in enumerate(mix):
+                    self._plans.set_weights(games[model == k], seat, weights)
+        self._weights_seat = me
 
     def _load_worlds(self, view: SeatView, copies: int) -> None:
         """Sample the worlds into the first slots, one copy per candidate; park the slots no candidate
@@ -483,6 +509,19 @@ class SearchAgent(TurnAgent):
             eng.step(self._opponent.greedy_actions(obs, eng.masks()[live]), live)
 
 
+def opponent_styles(config: GameConfig) -> tuple[HeuristicWeights, ...]:
+    """Three models of other players for :attr:`SearchSettings.opponent_weights`: the table's
+    heuristic (:func:`~skipbo_env.bots.heuristic.default_weights`); a hand emptier (a refill worth
+    90, wilds nearly free, every hand card played worth 3, the next seat's stock watched a little);
+    and a stock chaser (the shortest chain to the stock, its set-up weighted 10, little blocking)."""
+    base = default_weights(config.num_players)
+    return (
+        base,
+        replace(base, refill=90.0, wild_spent=5.0, hand_play=3.0, danger=10.0, stock_detour=0.0, stock_need=0.0),
+        replace(base, stock_detour=7.0, stock_need=10.0, danger=10.0),
+    )
+
+
 def _by_table(table: Mapping[int, _T], config: GameConfig, otherwise: _U) -> _T | _U:
     """A per-table default: ``table``'s entry for the number of players in a game without partners,
     else ``otherwise`` (the partner games and the tables ``table`` does not list)."""
@@ -490,4 +529,4 @@ def _by_table(table: Mapping[int, _T], config: GameConfig, otherwise: _U) -> _T 
 
 
 __all__ = ["DEFAULT_CANDIDATES", "DEFAULT_HORIZON", "DEFAULT_WORLDS", "DEFAULT_WORLDS_BY_PLAYERS", "SearchAgent",
-           "SearchSettings", "parse_search_spec"]
+           "SearchSettings", "opponent_styles", "parse_search_spec"]

@@ -1247,7 +1247,8 @@ def _heuristic_signature(hot, turn, cf, b, seat, sig):
 
 @njit(cache=True)
 def heuristic_choice(hot, turn, cf, arng, apcg, drow, row, b, legal, count, wts, plans, hstate, expect, pos, sig):
-    """``HeuristicPolicy.__call__`` for the seat to move in game ``b``, plan cache row ``row``.
+    """``HeuristicPolicy.__call__`` for the seat to move in game ``b``, plan cache row ``row`` (its
+    weights ``wts[row]``).
 
     Plans (:func:`heuristic_plan`) unless the cached plan goes on and the position is the one it
     predicted; a planned move that is not legal falls back to the greedy move (its draws as
@@ -1263,7 +1264,7 @@ def heuristic_choice(hot, turn, cf, arng, apcg, drow, row, b, legal, count, wts,
                 break
     if not same:
         heuristic_position(hot, cf, b, seat, pos)
-        hstate[row, HS_LEN] = heuristic_plan(pos, wts, plans[row])
+        hstate[row, HS_LEN] = heuristic_plan(pos, wts[row], plans[row])
         hstate[row, HS_POS] = 0
     move = -1
     if hstate[row, HS_POS] < hstate[row, HS_LEN]:

@@ -43,21 +43,31 @@ def weights_vector(weights: HeuristicWeights) -> np.ndarray:
 
 
 class PlanCache:
-    """The in-engine heuristic of a batch: its weights and one plan per (game, seat).
+    """The in-engine heuristic of a batch: one plan and one set of weights per (game, seat).
 
-    Row ``game * num_players + seat`` holds that seat's plan, its (length, next index,
-    expectation valid) state and the signature its next decision must show
-    (``_kernels.heuristic_choice``). :meth:`BatchEngine.advance` plays heuristic seats with it.
-    ``weights`` default to the table's (:func:`~skipbo_env.bots.heuristic.default_weights`).
+    Row ``game * num_players + seat`` holds that seat's weights (:func:`weights_vector`), its
+    plan, its (length, next index, expectation valid) state and the signature its next decision
+    must show (``_kernels.heuristic_choice``). :meth:`BatchEngine.advance` plays heuristic seats
+    with it. Every row starts with ``weights``, by default the table's
+    (:func:`~skipbo_env.bots.heuristic.default_weights`); :meth:`set_weights` gives rows others.
     """
 
     def __init__(self, games: int, num_players: int, weights: HeuristicWeights | None = None) -> None:
         rows = games * num_players
         self.num_players = num_players
-        self.weights = weights_vector(default_weights(num_players) if weights is None else weights)
+        vec = weights_vector(default_weights(num_players) if weights is None else weights)
+        self.weights = np.repeat(vec[None, :], rows, axis=0)
         self.plans = np.zeros((rows, K.PLAN_MAX), np.int64)
         self.state = np.zeros((rows, 3), np.int64)
         self.expect = np.zeros((rows, K.H_SIG), np.int64)
+
+    def set_weights(self, games: np.ndarray, seat: int, weights: HeuristicWeights) -> None:
+        """Seat ``seat`` of each game in ``games`` plans with ``weights`` from its next search on."""
+        if not isinstance(weights, HeuristicWeights):
+            raise TypeError(f"weights must be HeuristicWeights, got {type(weights).__name__}")
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be in 0..{self.num_players - 1}, got {seat}")
+        self.weights.reshape(-1, self.num_players, K.W_VECTOR)[np.asarray(games, np.int64), seat] = weights_vector(weights)
 
     def forget(self, games: np.ndarray | None = None) -> None:
         """Drop the plans of ``games`` (default: every game): their seats plan afresh at their next decision."""

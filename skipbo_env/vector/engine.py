@@ -454,7 +454,7 @@ class BatchEngine:
                              f"got shapes {kinds.shape} and {anchor.shape}")
         if plans is None:
             none = np.zeros((0, 0), np.int64)
-            wts, cache = np.zeros(K.W_VECTOR), (none, none, none)
+            wts, cache = np.zeros((0, K.W_VECTOR)), (none, none, none)
         else:
             wts, cache = plans.weights, (plans.plans, plans.state, plans.expect)
         return int(K.learner_advance(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, self.arng,
