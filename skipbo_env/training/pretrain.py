@@ -10,6 +10,10 @@ actually got (the episode contract's rewards, :mod:`skipbo_env.episode`:
 ±1 at the end, the shaping reward per stock card when ``reward_shaping`` is
 on). PPO then trains from that policy. The games run through the one game
 loop, :func:`skipbo_env.episode.decisions`.
+
+The teacher is a scripted agent, the search agent or the shipped turn network
+(``turn-2p``): the agents that decide from the seat's view, so that they can
+label a position the student reached (:data:`TEACHERS`).
 """
 
 from __future__ import annotations
@@ -24,10 +28,22 @@ from tqdm import tqdm
 from ..agents import load_agent
 from ..agents.executors import run_chunks
 from ..agents.search import SearchAgent
+from ..agents.turnnet import TurnNetAgent
 from ..bots import ScriptedAgent
 from ..encoding import observation_layout
 from ..episode import decisions, shaping_reward, terminal_rewards
-from ..rules import GameConfig, new_game
+from ..rules import ConfigError, GameConfig, new_game
+
+TEACHERS = (ScriptedAgent, SearchAgent, TurnNetAgent)
+"""The agent types that may teach: they decide from the seat's view, so they label the positions of
+the DAgger games with ``act_view(state.view(seat))``."""
+
+
+def check_teacher(spec: str, agent: object) -> None:
+    """ConfigError naming ``pretrain.teacher`` unless ``agent`` (loaded from ``spec``) is one of :data:`TEACHERS`."""
+    if not isinstance(agent, TEACHERS):
+        raise ConfigError("pretrain.teacher", f"{spec!r} ({type(agent).__name__}) cannot teach: a teacher decides from "
+                                              "the seat's view (a scripted agent, the search agent or turn-2p)")
 
 
 @dataclass
@@ -71,10 +87,9 @@ def _play(game: GameConfig, teacher: str, deals: list[_Deal], student: str | Non
     wins = agreed = 0
     student_agent = None if student is None else load_agent(student, game, allow_pickle=True)  # the run's own model
     for deal in deals:
-        # scripted agents; the teacher may also be the search agent (load_agent reads both)
         agents = [load_agent(spec, game, seed) for spec, seed in zip(deal.seats, deal.agent_seeds, strict=True)]
         teacher_agent = agents[deal.learner]
-        assert isinstance(teacher_agent, ScriptedAgent | SearchAgent)  # the teachers the config accepts
+        check_teacher(teacher, teacher_agent)
         if student_agent is not None:
             agents[deal.learner] = student_agent  # DAgger: the student moves, the teacher labels
         state = new_game(game, seed=deal.deal_seed)

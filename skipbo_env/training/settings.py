@@ -148,8 +148,9 @@ class PretrainSettings:
     """Optional behaviour-cloning warm start before PPO (skipbo_env/training/pretrain.py)."""
 
     teacher: str | None = None
-    """Agent whose decisions the fresh policy imitates first: a scripted agent or the search agent
-    (``search``, ``search:W`` or ``search:W:C``, needs the ``fast`` extra); ``None`` (default) skips pretraining."""
+    """Agent whose decisions the fresh policy imitates first: a scripted agent, the search agent
+    (``search``, ``search:W`` or ``search:W:C``, needs the ``fast`` extra) or the shipped turn network
+    ``turn-2p`` (2 players); ``None`` (default) skips pretraining."""
     opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 1.0, "heuristic": 1.0})
     """Agent name -> weight of the teacher's opponents in the demonstration games."""
     games: int = 1000
@@ -277,6 +278,11 @@ class TrainConfig(YamlConfig):
                     parse_search_spec(self.pretrain.teacher)
                 except ValueError as exc:
                     raise ConfigError("pretrain.teacher", str(exc)) from None
+            elif self.pretrain.teacher in SHIPPED:  # a shipped network may teach if it reads views: turn-2p
+                if self.pretrain.teacher != "turn-2p":
+                    raise ConfigError("pretrain.teacher", f"{show(self.pretrain.teacher)} cannot teach: a teacher decides "
+                                                          "from the seat's view (a scripted agent, the search agent "
+                                                          "or turn-2p)")
             else:
                 names.add(self.pretrain.teacher)
         for name in sorted(names | set(self.eval.agents)):
