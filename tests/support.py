@@ -160,3 +160,13 @@ eval:
   workers: 1
 """
 """A turnnet recipe of seconds (format it with runs)."""
+
+
+def assert_same_legal_demonstrations(one, two, other) -> None:
+    """Two collections of a teacher's demonstrations (``pretrain.collect``) are the same array by
+    array, every label is a legal move, and ``other`` (another teacher's, same games asked) differs."""
+    assert one.games == two.games and len(one.actions) > 0
+    for name in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert one.masks[np.arange(len(one.actions)), one.actions].all()  # every label is a legal move
+    assert len(other.actions) != len(one.actions) or not np.array_equal(other.actions, one.actions)
