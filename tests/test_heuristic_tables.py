@@ -119,3 +119,18 @@ def test_set_weights_refuses_bad_input():
         plans.set_weights(np.array([0]), 3, DEFAULT_WEIGHTS)
     with pytest.raises(TypeError, match="HeuristicWeights"):
         plans.set_weights(np.array([0]), 0, {"danger": 1.0})
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"danger": float("nan")}, "danger must be a finite number"),
+    ({"refill": "30"}, "refill must be a finite number"),
+    ({"stock": True}, "stock must be a finite number"),
+    ({"max_nodes": 0}, r"max_nodes must be an int in 1\.\.1000000"),
+    ({"max_nodes": 2.5}, r"max_nodes must be an int in 1\.\.1000000"),
+    ({"unseen_card": 1.5}, r"unseen_card must be in 0\.\.1"),
+    ({"seat_decay": -0.1}, r"seat_decay must be in 0\.\.1"),
+    ({"dry_cards": -1.0}, "dry_cards must be >= 0"),
+])
+def test_weights_refuse_values_the_planner_cannot_use(bad, message):
+    with pytest.raises(ValueError, match=message):
+        replace(DEFAULT_WEIGHTS, **bad)

@@ -41,8 +41,9 @@ deterministic: equal scores go to the first sequence found in a fixed order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -116,6 +117,25 @@ class HeuristicWeights:
     stock_need: float = 0.0
     """Cost of each number still missing, where the turn ends, between the nearest building pile and
     the own stock top (after the hand's numbers and wilds and the own discard tops are counted)."""
+
+    def __post_init__(self) -> None:
+        """Every weight a finite real number; the chances in 0..1; a node budget of at least 1."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "max_nodes":
+                if type(value) is not int or not 1 <= value <= MAX_NODES:
+                    raise ValueError(f"HeuristicWeights.max_nodes must be an int in 1..{MAX_NODES}, got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ValueError(f"HeuristicWeights.{f.name} must be a finite number, got {value!r}")
+        for name in ("unseen_card", "own_unseen_card", "seat_decay", "dry_danger"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"HeuristicWeights.{name} must be in 0..1, got {getattr(self, name)!r}")
+        if self.dry_cards < 0:
+            raise ValueError(f"HeuristicWeights.dry_cards must be >= 0, got {self.dry_cards!r}")
+
+
+MAX_NODES = 1_000_000
+"""The largest search budget a :class:`HeuristicWeights` takes (positions per decision)."""
 
 
 DEFAULT_WEIGHTS = HeuristicWeights()
