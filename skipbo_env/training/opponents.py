@@ -24,8 +24,14 @@ from .settings import TrainConfig
 
 
 def opponent_weights(cfg: TrainConfig, state: TrainState) -> dict[str, float]:
-    """Current draw weights: the mix or curriculum stage, plus self-play snapshots."""
+    """Current draw weights: the mix or curriculum stage, plus self-play snapshots (only the
+    snapshots in pure self-play; a snapshot is taken before the first rollout, so the pool of a
+    running pure self-play run is never empty)."""
     ops = cfg.opponents
+    if ops.pure_selfplay:
+        if not state.pool:
+            raise ConfigError("opponents.selfplay_weight", "pure self-play has no snapshot of the learner yet")
+        return {snap: 1.0 / len(state.pool) for snap in state.pool}
     scripted = dict(ops.curriculum[state.stage].opponents) if ops.curriculum else dict(ops.mix)
     total = sum(scripted.values())
     weights = {k: v / total for k, v in scripted.items()}

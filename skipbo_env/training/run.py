@@ -232,6 +232,9 @@ class Trainer:
             trim_rows(self.metrics_path, self.state.timesteps)  # evaluations past the checkpoint are redone
         seed = cfg.seed + self.state.timesteps  # a resumed run continues on fresh env streams
         self._eval_pool: ChunkRunner | None = None
+        first_snapshot = cfg.opponents.pure_selfplay and not self.state.pool
+        if first_snapshot:  # pure self-play: the untrained network is the first opponent, written below
+            self.state.pool = [str(self._snapshot_path(self.state.timesteps))]
         self.venv = make_vec_env(cfg, opponent_weights(cfg, self.state), seed)
         self.batched = BatchedOpponents(cfg, seed) if cfg.vec_env == "batched" else None
         self._set_weights()
@@ -242,6 +245,8 @@ class Trainer:
             self._wall_base = self.state.wall_seconds
             if self.resume_from is None and cfg.pretrain.teacher is not None:
                 self._pretrain()
+            if first_snapshot:
+                self._write_snapshot(Path(self.state.pool[0]))  # before any episode draws its opponents
             remaining = cfg.total_timesteps - self.model.num_timesteps
             if remaining > 0:
                 callback = RunCallback(self)
@@ -325,12 +330,18 @@ class Trainer:
         self.state.wall_seconds = self.wall_seconds()
         save_checkpoint(self.run_dir, self.model, self.state)
 
-    def _snapshot(self, timesteps: int) -> None:
-        pool_dir = self.run_dir / "pool"
-        path = pool_dir / f"snapshot_{timesteps:010d}.zip"
+    def _snapshot_path(self, timesteps: int) -> Path:
+        return self.run_dir / "pool" / f"snapshot_{timesteps:010d}.zip"
+
+    def _write_snapshot(self, path: Path) -> None:
         data = model_bytes(self.model)
         with writing(path):
             write_bytes_atomic(path, data)
+
+    def _snapshot(self, timesteps: int) -> None:
+        pool_dir = self.run_dir / "pool"
+        path = self._snapshot_path(timesteps)
+        self._write_snapshot(path)
         self.state.pool = (self.state.pool + [str(path)])[-self.cfg.opponents.selfplay_pool:]
         for old in pool_dir.glob("snapshot_*.zip"):
             if str(old) not in self.state.pool:

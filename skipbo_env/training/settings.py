@@ -98,22 +98,36 @@ class OpponentSettings:
     curriculum: tuple[CurriculumStage, ...] = ()
     """Stages from weak to strong; replaces ``mix`` when given."""
     selfplay_weight: float = 0.0
-    """Share of opponents drawn from the pool of the learner's own snapshots (0 = off)."""
+    """Share of opponents drawn from the pool of the learner's own snapshots (0 = off). 1 is pure
+    self-play: every opponent is a snapshot (the first one, of the untrained network, is taken
+    before the first rollout), ``mix`` must be ``{}`` and there is no curriculum."""
     selfplay_pool: int = 5
     """Number of most recent snapshots kept in the pool."""
     selfplay_every: int = 100_000
     """Steps between snapshots added to the pool."""
 
     def __post_init__(self) -> None:
-        if not self.curriculum:
+        if not 0 <= self.selfplay_weight <= 1:
+            raise ConfigError("opponents.selfplay_weight", f"must be in [0, 1], got {self.selfplay_weight}")
+        if self.pure_selfplay:
+            if self.curriculum:
+                raise ConfigError("opponents.curriculum", "selfplay_weight 1 draws only the learner's own snapshots: "
+                                                          "leave out the curriculum")
+            if self.mix:
+                raise ConfigError("opponents.mix", "selfplay_weight 1 draws only the learner's own snapshots: "
+                                                   "set mix to {}")
+        elif not self.curriculum:
             _check_weights("opponents.mix", self.mix)
         for i, stage in enumerate(self.curriculum[:-1]):
             if stage.promote_at is None:
                 raise ConfigError(f"opponents.curriculum[{i}].promote_at", "every stage but the last needs one")
-        if not 0 <= self.selfplay_weight < 1:
-            raise ConfigError("opponents.selfplay_weight", f"must be in [0, 1), got {self.selfplay_weight}")
         positive("opponents.selfplay_pool", self.selfplay_pool)
         positive("opponents.selfplay_every", self.selfplay_every)
+
+    @property
+    def pure_selfplay(self) -> bool:
+        """Every opponent is one of the learner's own snapshots (``selfplay_weight`` 1)."""
+        return self.selfplay_weight == 1
 
 
 @dataclass(frozen=True)

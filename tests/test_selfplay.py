@@ -1,0 +1,81 @@
+"""Pure self-play (``opponents.selfplay_weight: 1``) and the teacher-free recipe ``configs/zero_2p.yaml``."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from skipbo_env.agents import PPOAgent, is_checkpoint_spec
+from skipbo_env.rules import ConfigError
+from skipbo_env.training import opponents
+from skipbo_env.training.checkpoints import load_latest
+from skipbo_env.training.run import load_run_config
+from skipbo_env.training.run import train as run_training
+from skipbo_env.training.settings import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+ZERO = ROOT / "configs" / "zero_2p.yaml"
+
+
+@pytest.mark.parametrize("opponents_, field", [
+    ({"selfplay_weight": 1.0}, "opponents.mix"),  # the default mix {greedy: 1} would be a scripted opponent
+    ({"selfplay_weight": 1.0, "mix": {}, "curriculum": [{"opponents": {"greedy": 1}}]}, "opponents.curriculum"),
+    ({"selfplay_weight": 1.5, "mix": {}}, "opponents.selfplay_weight"),
+    ({"selfplay_weight": 0.5, "mix": {}}, "opponents.mix"),
+])
+def test_pure_self_play_settings_are_checked(opponents_, field):
+    with pytest.raises(ConfigError) as err:
+        TrainConfig.from_dict({"opponents": opponents_})
+    assert str(err.value).startswith(field)
+
+
+def tiny_zero(tmp_path: Path, **changes) -> TrainConfig:
+    """configs/zero_2p.yaml at a size that trains in seconds."""
+    overrides = {  # dotted paths, as the command line's --section.field options
+        "runs_dir": str(tmp_path), "total_timesteps": 256, "n_envs": 8, "checkpoint_every": 128, "threads": 1,
+        "game.stock_size": 5, "game.turn_limit": 120,
+        "ppo.n_steps": 32, "ppo.batch_size": 64, "ppo.n_epochs": 1, "ppo.net_arch": [16], "ppo.scorer_arch": [8],
+        "opponents.selfplay_every": 128,
+        "eval.every": 128, "eval.games": 4, "eval.agents": ["greedy"], "eval.best_against": "greedy", "eval.workers": 1,
+    }
+    overrides.update(changes)
+    return TrainConfig.from_yaml(ZERO, overrides)
+
+
+def _metrics(run_dir: Path) -> list[dict]:
+    with (run_dir / "metrics.csv").open() as f:
+        return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in csv.DictReader(f)]
+
+
+def test_zero_recipe_plays_only_its_own_snapshots_repeats_and_resumes(tmp_path, monkeypatch):
+    cfg = tiny_zero(tmp_path)
+    assert cfg.opponents.pure_selfplay and cfg.pretrain.teacher is None and cfg.ppo.policy == "scorer"
+    drawn: list = []
+    draw = opponents.OpponentDraws.draw
+
+    def record(self, rng):
+        picks = draw(self, rng)
+        drawn.extend(picks)
+        return picks
+
+    monkeypatch.setattr(opponents.OpponentDraws, "draw", record)
+    summary = run_training(cfg, progress=False)
+    run_dir = Path(summary["run_dir"])
+    assert summary["timesteps"] >= 256
+    assert drawn and all(isinstance(agent, PPOAgent) for agent in drawn)  # never a scripted agent (a name)
+    assert all(is_checkpoint_spec(spec) for spec in opponents.opponent_weights(cfg, load_latest(run_dir)[1]))
+    pool = sorted(p.name for p in (run_dir / "pool").glob("snapshot_*.zip"))
+    assert pool[0] == "snapshot_0000000000.zip" and len(pool) >= 2  # the untrained network first
+    _, state = load_latest(run_dir)
+    assert [Path(p).name for p in state.pool] == pool
+
+    again = run_training(tiny_zero(tmp_path, name="zero_again"), progress=False)
+    assert _metrics(Path(again["run_dir"])) == _metrics(run_dir)  # same seed, same run (CPU)
+
+    resumed = run_training(load_run_config(run_dir, {"total_timesteps": summary["timesteps"] + 128}),
+                           resume_dir=run_dir, progress=False)
+    assert resumed["timesteps"] >= summary["timesteps"] + 128  # whole rollouts of 8 games x 32 steps
+    _, state = load_latest(run_dir)
+    assert state.pool and all(Path(p).is_file() for p in state.pool)
