@@ -27,6 +27,7 @@ IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
 DEFAULT_RUNS = (
     ("default (ppo-2p)", IMG / "metrics_default.csv"),
     ("distill_2p", IMG / "metrics_distill_2p.csv"),
+    ("fast_2p (from turn-2p)", IMG / "metrics_fast_2p.csv"),
     ("expert_2p (from ppo-2p)", IMG / "metrics_expert_2p.csv"),
     ("ppo_only (MLP)", IMG / "metrics_ppo_only.csv"),
 )

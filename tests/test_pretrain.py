@@ -42,3 +42,29 @@ def test_turn_network_labels_the_positions_another_player_reached():
     assert demos.games == 2 and len(demos.actions) > 0
     assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
     assert 0 < demos.agreed < len(demos.actions)  # greedy and the turn network part ways somewhere
+
+
+@pytest.mark.parametrize("name", ["quick", "fast_2p"])
+def test_the_turn_network_recipes_run_at_small_scale(tmp_path, name):
+    """configs/quick.yaml and configs/fast_2p.yaml (turn-2p cloned with a DAgger round, then PPO), in one
+    call with a few games and steps: the recipe's teacher, opponents and evaluation opponent kept."""
+    import csv
+    import json
+    from pathlib import Path
+
+    from skipbo_env.training.run import train as run_training
+
+    recipe = TrainConfig.from_yaml(Path(__file__).resolve().parents[1] / "configs" / f"{name}.yaml")
+    assert recipe.pretrain.teacher == "turn-2p" and recipe.pretrain.dagger_rounds == 1
+    data = recipe.to_dict()
+    data.update(runs_dir=str(tmp_path), total_timesteps=128, n_envs=2, checkpoint_every=128, threads=1)
+    data["ppo"].update(n_steps=64, batch_size=64, n_epochs=1)
+    data["eval"].update(every=128, games=2, workers=1)
+    data["pretrain"].update(games=2, epochs=1, dagger_games=1, workers=1, batch_size=64)
+    assert run_training(TrainConfig.from_dict(data), progress=False)["timesteps"] == 128
+    stats = json.loads((tmp_path / name / "pretrain.json").read_text())
+    assert [r["round"] for r in stats["rounds"]] == [0, 1]
+    assert stats["rounds"][1]["samples"] > stats["rounds"][0]["samples"] > 0
+    with open(tmp_path / name / "metrics.csv", newline="") as fh:
+        against = {(int(r["timesteps"]), r["opponent"]) for r in csv.DictReader(fh)}
+    assert against == {(t, who) for t in (0, 128) for who in recipe.eval.agents}
