@@ -485,18 +485,14 @@ def candidate_plays(building: Sequence[int], stock_top: int | None, own_cards: S
             if b is not None:
                 out.append((table[b], card))
 
-    if stock_top is not None:
-        add(stock_top, STOCK_PLAYS)
-    for d in range(4):
-        cards, depth = own_cards[d], own_depth[d]
-        if depth < len(cards):
-            add(cards[depth], DISCARD_PLAYS[d])
-    if partner_stock is not None:
-        add(partner_stock, PARTNER_STOCK_PLAYS)
-    for d in range(4):
-        cards, depth = partner_cards[d], partner_depth[d]
-        if depth < len(cards):
-            add(cards[depth], PARTNER_DISCARD_PLAYS[d])
+    for stock, stock_plays, piles, depths, discard_plays in (
+            (stock_top, STOCK_PLAYS, own_cards, own_depth, DISCARD_PLAYS),
+            (partner_stock, PARTNER_STOCK_PLAYS, partner_cards, partner_depth, PARTNER_DISCARD_PLAYS)):
+        if stock is not None:
+            add(stock, stock_plays)
+        for d in range(4):
+            if depths[d] < len(piles[d]):
+                add(piles[d][depths[d]], discard_plays[d])
     for card in range(1, WILD + 1):
         if hand[card]:
             add(card, HAND_PLAYS[card])
