@@ -208,7 +208,7 @@ def test_checkpoint_of_other_features_version_is_refused(tmp_path):
 @pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)],
                          ids=["2p", "3p", "4p-partner"])
 def test_scorer_forward_equals_the_feature_row_reference(config):
-    """Issue 15: the forward pass projects the per-state tables and sums them per action (one
+    """The forward pass projects the per-state tables and sums them per action (one
     matmul) instead of building the [B, actions, 144] rows; same logits up to float rounding,
     and the same gradients."""
     import torch
@@ -233,6 +233,47 @@ def test_scorer_forward_equals_the_feature_row_reference(config):
         (out * torch.linspace(-1, 1, out.shape[-1])).sum().backward()
         grads.append(scorer.action_in.weight.grad.clone())
     assert torch.allclose(grads[0], grads[1], atol=1e-3, rtol=1e-4)
+
+
+@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+def test_masked_policy_pass_gives_the_full_pass_distribution_and_gradients(config):
+    """With action masks, ScorerPolicy scores only the legal actions (ActionScorer.masked_forward):
+    PPO's values, log-probabilities, entropies and every parameter's gradient equal those of the
+    full pass of the base class, and the rollouts' greedy actions are the same."""
+    import gymnasium as gym
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from skipbo_env.bots import RandomAgent
+    from skipbo_env.episode import decisions
+    from skipbo_env.rules import new_game
+
+    env = gym.make("SkipBo-v0", num_players=config.num_players, partner_game=config.partner_game)
+    torch.manual_seed(2)
+    policy = ScorerPolicy(env.observation_space, env.action_space, lambda _: 1e-4, context_arch=(32,),
+                          scorer_arch=(16, 8), value_arch=(32,))
+    steps = [d.observation for seed in range(2) for d in
+             decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
+    x = torch.as_tensor(np.array([o["observation"] for o in steps[:300]]))
+    masks = torch.as_tensor(np.array([o["action_mask"] for o in steps[:300]]) != 0)
+    actions = torch.as_tensor([int(np.flatnonzero(m)[i % int(m.sum())]) for i, m in enumerate(masks.numpy())])
+    outs = []
+    for evaluate in (ScorerPolicy.evaluate_actions, MaskableActorCriticPolicy.evaluate_actions):
+        policy.zero_grad()
+        values, log_prob, entropy = evaluate(policy, x, actions, action_masks=masks)
+        (values.square().mean() - log_prob.mean() - 0.1 * entropy.mean()).backward()
+        outs.append(([values, log_prob, entropy], [p.grad.clone() for p in policy.parameters()]))
+    (masked, masked_grads), (full, full_grads) = outs
+    for a, b in zip(masked, full, strict=True):
+        assert torch.allclose(a, b, atol=1e-5, rtol=1e-5)
+    for (name, _), a, b in zip(policy.named_parameters(), masked_grads, full_grads, strict=True):
+        if name != "mlp_extractor.scorer.1.bias":  # a shift of every logit: its true gradient is 0, both are noise
+            assert torch.allclose(a, b, atol=1e-6, rtol=1e-4), name
+    with torch.no_grad():
+        fast, _, _ = policy.forward(x, deterministic=True, action_masks=masks)
+        slow, _, _ = MaskableActorCriticPolicy.forward(policy, x, deterministic=True, action_masks=masks)
+        probs = policy.get_distribution(x, action_masks=masks).distribution.probs
+    assert masks[torch.arange(len(fast)), fast].all() and (fast == slow).float().mean() > 0.99
+    assert torch.allclose(probs.sum(-1), torch.ones(len(x))) and (probs[~masks] < 1e-6).all()
 
 
 @pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])

@@ -141,9 +141,7 @@ class PPOAgent(AgentBase):
             raise ValueError("observation must be a dict with 'observation' and 'action_mask'") from exc
         if not masks.any(axis=1).all():
             raise ValueError("the action mask is all zeros: this seat is not to move")
-        logits = self.logits(vecs).reshape(len(vecs), -1)
-        logits[~masks] = -np.inf
-        return logits.argmax(axis=1)
+        return self.greedy_actions(vecs, masks)
 
     def logits(self, vec: np.ndarray) -> np.ndarray:
         """The policy's action logits (before masking) for one observation vector (``(obs,)`` ->
@@ -159,7 +157,7 @@ class PPOAgent(AgentBase):
 
     def greedy_actions(self, vec: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """For a batch of observation vectors ``(B, obs)`` and their legal-action masks ``(B,
-        actions)``: the legal action with the largest logit in each row, as :meth:`act_batch` picks.
+        actions)``: the legal action with the largest logit in each row (what :meth:`act_batch` returns).
 
         With the action-scoring network (``policy: scorer``) only the legal actions are scored
         (:meth:`~skipbo_env.agents.scorer.ActionScorer.pair_logits`, a fraction of the full
