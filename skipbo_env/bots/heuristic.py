@@ -169,6 +169,12 @@ MAX_CHAIN = HAND_SIZE + 4
 """Chains longer than this are ignored: no seat can fill them in one turn."""
 
 
+def fewest_missing(target: int, building: Sequence[int], numbers: frozenset[int] | set[int], jokers: int) -> int:
+    """The fewest numbers still missing to bring some building pile to ``target - 1`` once the
+    ``numbers`` a seat holds and its ``jokers`` wilds are used (0: it can be reached now)."""
+    return min(max(0, sum(1 for v in CHAIN[pile][target] if v not in numbers) - jokers) for pile in building)
+
+
 def reach_chance(target: int | None, building: tuple[int, ...], numbers: frozenset[int], jokers: int,
                  q: float) -> float:
     """Chance that a seat brings some building pile to ``target - 1`` in its turn.
@@ -318,8 +324,7 @@ class _Search:
         held = frozenset(numbers)
         value = self.w.own_reach * reach_chance(top, key, held, jokers, self.w.own_unseen_card)
         if self.w.stock_need:
-            value -= self.w.stock_need * min(
-                max(0, sum(1 for v in CHAIN[pile][top] if v not in held) - jokers) for pile in key)
+            value -= self.w.stock_need * fewest_missing(top, key, held, jokers)
         return value
 
     def _keep_value(self, card: int, key: tuple[int, ...]) -> float:

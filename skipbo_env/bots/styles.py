@@ -50,7 +50,7 @@ from ..rules.moves import (
 )
 from .base import ScriptedAgent
 from .greedy import greedy_move
-from .heuristic import candidate_plays, known_discards, placement_score, reach_chance
+from .heuristic import candidate_plays, fewest_missing, known_discards, placement_score, reach_chance
 
 MAX_NODES = 1500
 """Positions the line search expands per decision."""
@@ -219,8 +219,7 @@ def stock_need(stock_top: int | None, building: Sequence[int], hand: Sequence[in
         return 0
     have = {c for c in range(1, PILE_TOP + 1) if hand[c]} | {t for t in tops if t and t != WILD}
     jokers = hand[WILD] + sum(1 for t in tops if t == WILD)
-    return min(max(0, sum(1 for v in missing_numbers(b, stock_top) if v not in have) - jokers)
-               for b in building)
+    return fewest_missing(stock_top, building, have, jokers)
 
 
 class StylePolicy:
