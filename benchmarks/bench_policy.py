@@ -3,7 +3,9 @@
 Prints, for each, the time of one agent decision (``PPOAgent.act`` on one
 observation, single torch thread, as in tournaments) and of one PPO gradient
 step (forward and backward of ``evaluate_actions`` on a minibatch), with the
-scorer's figures as ratios against the MLP measured in the same run.
+scorer's figures as ratios against the MLP measured in the same run. The scorer is
+measured twice: as it runs (only the legal actions scored) and with every action scored
+(sb3's full pass, what it computed before).
 
     python benchmarks/bench_policy.py [--seconds 3] [--batch 1024] [--threads 2]
 
@@ -55,10 +57,13 @@ def timed(fn, seconds: float) -> float:
     return (time.perf_counter() - start) / calls
 
 
-def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args) -> tuple[float, float, int]:
-    """(seconds per decision, seconds per gradient step, parameters) of one policy network."""
+def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args, every_row: bool = False) -> tuple[float, float, int]:
+    """(seconds per decision, seconds per gradient step, parameters) of one policy network;
+    ``every_row``: the scorer's full pass of sb3's base class, every action scored (what the
+    scorer computed before it scored the legal actions only)."""
     import torch  # the train extra (torch, sb3)
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     model = MaskablePPO(policy, env, policy_kwargs=kwargs, seed=0, device="cpu")
     path = tmp / f"{name}.zip"
@@ -68,7 +73,12 @@ def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args) -> tuple[flo
 
     def act():
         k = next(counter) % 256
-        agent.act({"observation": obs[k], "action_mask": masks[k]})
+        if every_row:
+            logits = agent.logits(obs[k])
+            logits[~masks[k]] = -np.inf
+            logits.argmax()
+        else:
+            agent.act({"observation": obs[k], "action_mask": masks[k]})
 
     torch.set_num_threads(1)
     act_s = timed(act, args.seconds)
@@ -77,9 +87,10 @@ def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args) -> tuple[flo
     m = masks[: args.batch]
     a = torch.as_tensor(np.array([np.flatnonzero(r)[0] for r in m]))
     net = model.policy
+    evaluate = MaskableActorCriticPolicy.evaluate_actions if every_row else type(net).evaluate_actions
 
     def step():
-        values, log_prob, _ = net.evaluate_actions(x, a, action_masks=m)
+        values, log_prob, _ = evaluate(net, x, a, action_masks=m)
         loss = -log_prob.mean() + values.pow(2).mean()
         net.optimizer.zero_grad()
         loss.backward()
@@ -101,14 +112,16 @@ def main() -> None:
 
     obs, masks = observations(max(args.batch, 256))
     env = SkipBoSingleEnv(num_players=2)
+    scorer = {"context_arch": [256, 256], "value_arch": [256, 256], "scorer_arch": [64, 32]}
     nets = {
-        "mlp": ("MlpPolicy", {"net_arch": [256, 256]}),
-        "scorer": (ScorerPolicy, {"context_arch": [256, 256], "value_arch": [256, 256], "scorer_arch": [64, 32]}),
+        "mlp": ("MlpPolicy", {"net_arch": [256, 256]}, False),
+        "scorer": (ScorerPolicy, scorer, False),
+        "scorer, every action scored": (ScorerPolicy, scorer, True),
     }
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (policy, kwargs) in nets.items():
-            rows[name] = measure(name, policy, kwargs, env, obs, masks, Path(tmp), args)
+        for name, (policy, kwargs, every_row) in nets.items():
+            rows[name] = measure(name.split(",")[0], policy, kwargs, env, obs, masks, Path(tmp), args, every_row)
     print(f"# policy networks ({platform.processor() or platform.machine()}, torch {torch.__version__})\n")
     print(f"| policy | parameters | one decision (ms) | PPO gradient step, batch {args.batch} (ms) "
           f"| decision vs mlp | gradient step vs mlp |")
