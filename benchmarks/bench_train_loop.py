@@ -1,13 +1,14 @@
 """Steps/s of the whole ``train.py`` loop, this code against an earlier commit, in one run.
 
 Both trees train the same configuration for the same number of PPO steps (no behaviour
-cloning, evaluations every half of the steps, as ``bench_speed.py --train``), in fresh
+cloning, evaluations every half of the steps as ``bench_speed.py --train`` unless ``--eval-every``
+says otherwise), in fresh
 processes that import their own tree's package, alternately (reference, this code,
 reference, ...) so that a change of load on the machine touches both. Each tree first plays
 one untimed warm-up run (numba compiles and caches its kernels per tree). Prints the wall
 time and steps/s of every run, the best of each tree and their ratio, as a markdown table.
 
-    python benchmarks/bench_train_loop.py [--reference REV] [--steps 32768] [--repeats 2]
+    python benchmarks/bench_train_loop.py [--reference REV] [--steps 32768] [--eval-every N] [--repeats 2]
         [--config configs/default.yaml] [--set threads=1 --set eval.workers=1 ...]
 
 ``--reference`` is any git revision (a worktree of it is made in a temporary folder and
@@ -40,15 +41,15 @@ from skipbo_env.training.commands import main
 with tempfile.TemporaryDirectory() as tmp:
     start = time.perf_counter()
     main(["--config", {config!r}, "--runs_dir", tmp, "--name", "bench", "--no-progress",
-          "--total_timesteps", "{steps}", "--pretrain.teacher", "null", "--eval.every", "{half}",
+          "--total_timesteps", "{steps}", "--pretrain.teacher", "null", "--eval.every", "{every}",
           "--checkpoint_every", "{steps}", *{extra!r}])
     print("WALL", time.perf_counter() - start)
 """
 
 
-def timed_run(tree: Path, config: str, steps: int, extra: list[str]) -> float:
+def timed_run(tree: Path, config: str, steps: int, every: int, extra: list[str]) -> float:
     """Wall seconds of one ``train.py`` run of ``steps`` PPO steps in ``tree``'s package."""
-    code = RUN.format(tree=str(tree), config=str(tree / config), steps=steps, half=steps // 2, extra=extra)
+    code = RUN.format(tree=str(tree), config=str(tree / config), steps=steps, every=every, extra=extra)
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
     done = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -61,10 +62,12 @@ def main() -> None:
     parser.add_argument("--reference", default=DEFAULT_REFERENCE, help="git revision to compare with")
     parser.add_argument("--config", default="configs/default.yaml", help="config path inside each tree")
     parser.add_argument("--steps", type=int, default=32768)
+    parser.add_argument("--eval-every", type=int, default=None, help="steps between evaluations (default: half the steps)")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a train.py override for this code's runs only (repeatable)")
     args = parser.parse_args()
+    every = args.eval_every or args.steps // 2
     extra: list[str] = []
     for item in args.set:
         key, sep, value = item.partition("=")
@@ -79,12 +82,12 @@ def main() -> None:
             trees = {"reference": (ref_tree, []), "this code": (ROOT, extra)}
             for name, (tree, more) in trees.items():
                 print(f"warm-up run ({name}) ...", flush=True)
-                timed_run(tree, args.config, 8192, more)
+                timed_run(tree, args.config, 8192, 4096, more)
             walls: dict[str, list[float]] = {name: [] for name in trees}
             for r in range(args.repeats):
                 for name, (tree, more) in trees.items():
                     start = time.time()
-                    walls[name].append(timed_run(tree, args.config, args.steps, more))
+                    walls[name].append(timed_run(tree, args.config, args.steps, every, more))
                     print(f"run {r + 1}/{args.repeats} ({name}): {walls[name][-1]:.1f} s, "
                           f"{args.steps / walls[name][-1]:,.0f} steps/s (finished {time.time() - start:.0f} s after start)",
                           flush=True)
@@ -92,7 +95,7 @@ def main() -> None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(ref_tree)], check=False)
     best = {name: args.steps / min(w) for name, w in walls.items()}
     print(f"\n## Whole train.py loop: {args.config}, {args.steps:,} PPO steps, evaluations every "
-          f"{args.steps // 2:,}, no behaviour cloning; {platform.processor() or platform.machine()}, "
+          f"{every:,}, no behaviour cloning; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, load average at the end {os.getloadavg()[0]:.2f}\n")
     print("| code | overrides | runs (s) | best steps/s | ratio |")
     print("|---|---|---|---:|---:|")
