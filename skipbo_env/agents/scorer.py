@@ -526,7 +526,7 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         distribution, latent_vf = masked
         actions = distribution.get_actions(deterministic=deterministic)
         log_prob = distribution.log_prob(actions)
-        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+        return actions.reshape(-1), self.value_net(latent_vf), log_prob  # a Discrete space: one action per row
 
     def evaluate_actions(self, obs, actions, action_masks=None):
         """Values, log-probabilities and entropies (PPO's update); with masks, only the legal actions are scored."""
