@@ -434,7 +434,8 @@ class ActionScorer(nn.Module):
         bool) scored: the forward pass's logits at the legal entries (equal up to float rounding) and
         0 elsewhere, where the policy's masking puts its large negative logit anyway. The same
         distribution and the same gradients as the full pass for a fraction of its cost (a position
-        has a handful of legal actions out of 125): what training and playing use."""
+        has a handful of legal actions out of 125): what :class:`ScorerPolicy` uses in training (rollouts, PPO
+        updates, behaviour cloning); :class:`~skipbo_env.agents.ppo.PPOAgent` keeps the full pass."""
         st = self._state(obs)
         rows, actions = torch.nonzero(mask, as_tuple=True)
         pairs = self._pairs(obs, st, rows, actions)
