@@ -19,6 +19,14 @@ entries go to ``skipbo_env.env(**config)`` (values are read as YAML:
 ``true``, ``4``, ...). The checkpoint lands in ``--out`` and can be played with
 ``evaluate.py --allow-pickle`` (``agents.load_agent`` accepts its directory with
 ``allow_pickle=True``: an RLlib checkpoint is a pickle, see the README's Security section).
+
+With ``--eval-every K`` the learner is measured every ``K`` iterations (and after the last)
+the way ``train.py`` measures its runs: a seat-balanced, deal-paired tournament of
+``--eval-games`` games against each of ``--eval-against`` (seed ``--eval-seed``, the same deals
+at every evaluation), one row per opponent appended to ``<out>/metrics.csv`` in ``train.py``'s
+columns (``timesteps`` are the decisions of the learner sampled so far, as a Gymnasium env
+against scripted seats counts its steps, not every seat's moves; ``wall_seconds`` includes the
+evaluations), so ``benchmarks/learning_curves.py`` plots it beside the other runs.
 """
 
 from __future__ import annotations
@@ -94,6 +102,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checkpoint-every", type=int, default=0, help="also save every N iterations (0: only at the end)"
     )
+    p.add_argument(
+        "--eval-every", type=int, default=0,
+        help="measure the learner every N iterations and after the last into <out>/metrics.csv (0: never)",
+    )
+    p.add_argument("--eval-games", type=int, default=400, help="games per evaluation and opponent")
+    p.add_argument(
+        "--eval-against", nargs="+", default=["heuristic"], choices=SCRIPTED,
+        help="the evaluation's opponents (default: heuristic)",
+    )
+    p.add_argument("--eval-seed", type=int, default=0, help="the evaluation tournaments' seed")
     return p
 
 
@@ -109,6 +127,46 @@ def warn_one_node(runner_nodes: dict[str, int], alive_nodes: int) -> None:
         )
 
 
+def check_eval_games(games: int, config: Any) -> None:
+    """``ValueError`` unless ``games`` plays every seating of the evaluation's tournament equally."""
+    from skipbo_env.agents.tournament import lineups
+
+    seatings = len(lineups(config.num_teams, config))
+    if games < 1 or games % seatings:
+        raise ValueError(f"--eval-games must be a positive multiple of {seatings} (the seatings per deal), got {games}")
+
+
+def evaluate(algo: Any, out: Path, env_config: dict[str, Any], args: argparse.Namespace, steps: int,
+             wall: float) -> list[dict[str, Any]]:
+    """Measure the learner against each of ``args.eval_against`` and append the rows to
+    ``<out>/metrics.csv`` (``train.py``'s columns); returns the rows."""
+    import shutil
+
+    from skipbo_env.agents.tournament import run_tournament
+    from skipbo_env.rllib import save
+    from skipbo_env.rllib.ppo_config import game_config
+    from skipbo_env.training.metrics import append_rows
+
+    config = game_config(env_config)
+    snapshot = out / "evaluations" / f"steps_{steps:012d}"  # a path of its own: agents are cached by path
+    save(algo, snapshot, env_config, args.opponents)
+    rows = []
+    try:
+        for opponent in args.eval_against:
+            result = run_tournament([str(snapshot)] + [opponent] * (config.num_teams - 1), config,
+                                    games=args.eval_games, seed=args.eval_seed, workers=1, allow_pickle=True)
+            me = result.agents[0]
+            rows.append({
+                "timesteps": steps, "wall_seconds": round(wall, 1), "stage": 0, "opponent": opponent,
+                "games": me.games, "win_rate": me.win_rate, "ci_low": me.ci_low, "ci_high": me.ci_high,
+                "truncation_rate": result.truncation_rate, "mean_turns": result.mean_turns,
+            })
+    finally:
+        shutil.rmtree(snapshot, ignore_errors=True)
+    append_rows(out / "metrics.csv", rows)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -119,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.iterations < 1:
         print("error: --iterations must be at least 1", file=sys.stderr)
         return 2
+    for name in ("eval_every", "checkpoint_every"):
+        if getattr(args, name) < 0:
+            print(f"error: --{name.replace('_', '-')} must be 0 or more", file=sys.stderr)
+            return 2
     if args.address and args.num_cpus is not None:
         print(
             "error: --num-cpus sizes a local Ray instance; a cluster's nodes (--address) set their own",
@@ -129,10 +191,17 @@ def main(argv: list[str] | None = None) -> int:
     import ray
 
     import skipbo_env
+    from skipbo_env.agents.rllib_agent import LEARNER
     from skipbo_env.rllib import build_ppo_config, env_runner_nodes, save
+    from skipbo_env.rllib.ppo_config import game_config
 
     try:
         skipbo_env.env(**env_config).close()  # a bad config fails here, before Ray starts
+        if args.eval_every:
+            check_eval_games(args.eval_games, game_config(env_config))
+            if (Path(args.out) / "metrics.csv").exists():
+                raise ValueError(f"{Path(args.out) / 'metrics.csv'} exists (an earlier run's evaluations); "
+                                 "pick another --out or move it away")
         ppo = build_ppo_config(
             env_config,
             opponents=tuple(args.opponents),
@@ -165,11 +234,13 @@ def main(argv: list[str] | None = None) -> int:
             runners = result.get("env_runners", {})
             steps = runners.get("num_env_steps_sampled_lifetime", 0)
             returns = runners.get("module_episode_returns_mean", {})
+            learner_steps = int(runners.get("num_module_steps_sampled_lifetime", {}).get(LEARNER, 0))
             print(
                 json.dumps(
                     {
                         "iteration": it,
                         "env_steps": int(steps),
+                        "learner_steps": learner_steps,
                         "seconds": round(time.perf_counter() - start, 1),
                         "env_steps_per_s": round(steps / (time.perf_counter() - start), 1),
                         "episodes": int(runners.get("num_episodes_lifetime", 0)),
@@ -182,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             if args.checkpoint_every and it % args.checkpoint_every == 0:
                 save(algo, out, env_config, args.opponents)
+            if args.eval_every and (it % args.eval_every == 0 or it == args.iterations):
+                for row in evaluate(algo, out, env_config, args, learner_steps, time.perf_counter() - start):
+                    print(json.dumps({"evaluation": row}), flush=True)
         path = save(algo, out, env_config, args.opponents)
         print(f"checkpoint: {path}")
     finally:

@@ -265,6 +265,48 @@ def test_train_rllib_script_partner_game_vs_scripted(tmp_path, capsys):
     assert len(result.games) == 4
 
 
+def test_train_rllib_eval_every_writes_the_learning_curve_in_train_py_columns(tmp_path, capsys):
+    """``--eval-every``: after iterations 2 and 3 (the last) one tournament row per opponent lands in
+    ``<out>/metrics.csv``, counted in the learner's own decisions; a second run into the same folder
+    is refused before it trains, and the rows are kept."""
+    import train_rllib
+    from skipbo_env.training.metrics import METRIC_FIELDS, read_rows
+
+    out = tmp_path / "curve"
+    argv = ["--env", "stock_size=3", "--env", "turn_limit=60", "--opponents", "greedy", "--iterations", "3",
+            "--num-env-runners", "0", "--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1",
+            "--hidden", "32", "--eval-every", "2", "--eval-games", "6", "--eval-against", "random", "greedy",
+            "--out", str(out)]
+    assert train_rllib.main(argv) == 0
+    printed = capsys.readouterr().out
+    lines = iteration_lines(printed)
+    rows = read_rows(out / "metrics.csv")
+    assert (out / "metrics.csv").read_text().splitlines()[0].split(",") == list(METRIC_FIELDS)
+    assert [(int(r["timesteps"]), r["opponent"]) for r in rows] == [
+        (lines[1]["learner_steps"], "random"), (lines[1]["learner_steps"], "greedy"),
+        (lines[2]["learner_steps"], "random"), (lines[2]["learner_steps"], "greedy")]
+    assert 0 < lines[1]["learner_steps"] < lines[1]["env_steps"]  # the greedy seat's moves are not the learner's
+    assert all(int(r["games"]) == 6 and 0.0 <= float(r["win_rate"]) <= 1.0 for r in rows)
+    assert printed.count('{"evaluation"') == 4
+    assert not any((out / "evaluations").iterdir())  # each evaluation's snapshot is removed after it
+    before = (out / "metrics.csv").read_bytes()
+    assert train_rllib.main(argv) == 2
+    assert "metrics.csv exists" in capsys.readouterr().err
+    assert (out / "metrics.csv").read_bytes() == before
+
+
+def test_train_rllib_rejects_bad_evaluation_settings(capsys):
+    import train_rllib
+
+    assert train_rllib.main(["--eval-every", "-1"]) == 2
+    assert "--eval-every must be 0 or more" in capsys.readouterr().err
+    assert train_rllib.main(["--eval-every", "5", "--eval-games", "7"]) == 2  # 2 seatings per deal
+    assert "--eval-games must be a positive multiple of 2" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_rllib.main(["--eval-every", "5", "--eval-against", "search"])  # argparse's choices
+    assert "invalid choice" in capsys.readouterr().err
+
+
 def test_train_rllib_script_rejects_bad_input(capsys):
     import train_rllib
 

@@ -219,6 +219,49 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     assert shipped.labels.teacher.startswith("search")
 
 
+def test_recipe_fine_tunes_from_the_shipped_turn_network(tmp_path, capsys):
+    """``fit.init: turn-2p``: the fit starts from the shipped weights and keeps their input
+    standardization; fit.csv's epoch 0 measures the shipped network itself, and at a step size of
+    almost nothing the exported network scores candidates as ``turn-2p`` does."""
+    pytest.importorskip("numba")
+    from skipbo_env.agents.shipped import shipped_agent_path
+    from skipbo_env.agents.turnnet import candidate_features, load_turn_net
+    from skipbo_env.training import commands
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY_TURN_RECIPE.format(runs=tmp_path / "runs").replace(
+        "  hidden: [8]\n", "  hidden: [128, 64]\n  init: turn-2p\n  learning_rate: 1.0e-9\n"))
+    assert commands.main(["--config", str(config), "--no-progress"]) == 0
+    run = tmp_path / "runs" / "tiny"
+    fit_rows = (run / "fit.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in fit_rows[1:]] == ["0", "1", "2"]
+    shipped, _ = load_turn_net(shipped_agent_path("turn-2p"), GameConfig())
+    tuned, description = load_turn_net(run / "turnnet.safetensors", GameConfig())
+    assert np.array_equal(tuned.mean, shipped.mean) and np.array_equal(tuned.std, shipped.std)
+    assert description["provenance"]["config"]["fit"]["init"] == "turn-2p"
+    state = next(iter(_positions(1)))
+    view = state.view(state.current)
+    rows = candidate_features(view, _candidates(view), 12)
+    np.testing.assert_allclose(tuned.scores(rows), shipped.scores(rows), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("init", "message"), [
+    ("ppo-2p", "'ppo-2p' is not a turn-agent file or a shipped turn agent"),
+    ("no/such/file.safetensors", "not a turn-agent file"),
+    ("turn-2p", "set fit.hidden to its hidden sizes"),  # the tiny recipe's fit.hidden is [8]
+])
+def test_recipe_refuses_a_starting_network_it_cannot_fine_tune_before_labelling(tmp_path, capsys, init, message):
+    from skipbo_env.training import commands
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY_TURN_RECIPE.format(runs=tmp_path / "runs").replace("  hidden: [8]\n",
+                                                                             f"  hidden: [8]\n  init: {init}\n"))
+    assert commands.main(["--config", str(config), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "fit.init" in err and message in err
+    assert not (tmp_path / "runs").exists()  # nothing was played or written
+
+
 @pytest.mark.parametrize(("override", "message"), [
     ({"labels.teacher": "heuristic"}, "labels.teacher"),
     ({"game.num_players": 3}, "2-player"),

@@ -5,8 +5,9 @@ a batch, its held-out figures and the sizes (a :class:`FitPlan`). :func:`split_h
 whole games; :func:`fit_mlp` then fits a ReLU network the same way for both: torch seeded from the
 recipe's seed on the recipe's threads, Adam (with cosine decay when the plan asks), each epoch's
 rows shuffled by the recipe's generator, the held-out figures after every epoch (one ``fit.csv``
-row each, and a progress line), and the weights of the chosen epoch: the one with the lowest
-held-out figure ``keep``, or the last. A fit whose loss or weights stop being finite is refused
+row each, and a progress line; a fit from given weights, ``FitPlan.init``, also measures them first,
+as epoch 0), and the weights of the chosen epoch: the one with the lowest held-out figure ``keep``,
+or the last. A fit whose loss or weights stop being finite is refused
 (a :class:`~skipbo_env.rules.ConfigError` naming ``fit.learning_rate``), never written.
 """
 
@@ -62,6 +63,9 @@ class FitPlan:
     """The held-out figure whose lowest epoch is kept; ``None``: the last epoch's network."""
     columns: tuple[tuple[str, str], ...] = ()
     """``fit.csv`` columns after ``epoch,seconds,train_loss``: (column, held-out figure)."""
+    init: Layers | None = None
+    """Starting weights (one (weight, bias) per linear layer, of the plan's sizes); ``None``: torch's
+    seeded initialisation."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,12 @@ def fit_mlp(plan: FitPlan, train: np.ndarray, val: np.ndarray, rng: np.random.Ge
     chosen: Fitted | None = None
     chosen_score = math.nan
     start = time.monotonic()
+    if plan.init is not None and len(val):  # the starting network's figures, as epoch 0
+        shown = [_measure(net, held_out).get(key, math.nan) for _, key in plan.columns]
+        lines.append(",".join(["0", "0.0", "nan", *(f"{x:.4f}" for x in shown)]))
+        if progress:
+            print("fit start: " + ", ".join(f"{column} {x:.4f}" for (column, _), x in zip(plan.columns, shown, strict=True)),
+                  flush=True)
     for epoch in range(1, plan.epochs + 1):
         t0 = time.monotonic()
         train_loss = _epoch(net, opt, rng.permutation(train), plan, batch_loss, epoch if progress else 0)
@@ -150,7 +160,19 @@ def _network(plan: FitPlan) -> torch.nn.Sequential:
         if plan.dropout is not None:
             layers.append(torch.nn.Dropout(plan.dropout))
     layers.append(torch.nn.Linear(sizes[-1], 1))
-    return torch.nn.Sequential(*layers)
+    net = torch.nn.Sequential(*layers)
+    if plan.init is not None:
+        linear = [m for m in net if isinstance(m, torch.nn.Linear)]
+        shapes = [(tuple(m.weight.shape), tuple(m.bias.shape)) for m in linear]
+        given = [(tuple(np.shape(w)), tuple(np.shape(b))) for w, b in plan.init]
+        if given != shapes:
+            raise ConfigError("fit.init", f"the starting network's layers {given} are not the plan's {shapes} "
+                                          "(set fit.hidden to its hidden sizes)")
+        with torch.no_grad():
+            for m, (w, b) in zip(linear, plan.init, strict=True):
+                m.weight.copy_(torch.as_tensor(np.asarray(w, np.float32)))
+                m.bias.copy_(torch.as_tensor(np.asarray(b, np.float32)))
+    return net
 
 
 def _epoch(net: torch.nn.Module, opt: torch.optim.Optimizer, order: np.ndarray, plan: FitPlan,

@@ -122,11 +122,17 @@ class FitSettings:
     dropout: float = 0.3
     holdout: float = 0.1
     """Share of the labelled games held out to measure the fit (0: none)."""
+    init: str | None = None
+    """Start from this turn network instead of random weights (fine-tuning): a shipped turn agent's
+    name (``turn-2p``) or a turn-agent file. Its input standardization is kept and its hidden sizes
+    must be ``hidden``; ``None`` (default): a fresh network."""
 
     def __post_init__(self) -> None:
         check_fit(self.hidden, self.epochs, self.batch_size, self.learning_rate, self.weight_decay, self.holdout)
         if not 0.0 <= self.dropout < 1.0:
             raise ConfigError("fit.dropout", f"must be in [0, 1), got {self.dropout}")
+        if self.init is not None and (not isinstance(self.init, str) or not self.init):
+            raise ConfigError("fit.init", f"must be a turn agent's name or file, got {show(self.init)}")
 
 
 @dataclass(frozen=True)

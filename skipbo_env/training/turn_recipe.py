@@ -19,8 +19,10 @@ One command (``python train.py --config configs/turnnet_2p.yaml``) runs three st
    score of its position (only differences between the candidates of one position matter to the
    choice), Adam with cosine decay, dropout, weight decay; a share ``holdout`` of the games (not of
    positions: positions of one game are alike) is held out, and per epoch ``fit.csv`` records the
-   held-out loss and how often the network's pick is the teacher's. Torch runs on one thread
-   (``threads``); same seed, same network.
+   held-out loss and how often the network's pick is the teacher's. With ``fit.init`` the fit starts
+   from a turn network (``turn-2p`` or a file) and keeps its input standardization: fine-tuning it
+   on new labels, e.g. of the positions it reaches itself (``configs/turn_finetune_2p.yaml``).
+   Torch runs on one thread (``threads``); same seed, same network.
 3. **Export and check**: ``turnnet.safetensors`` (a turn-agent file, no pickle), then a
    seat-balanced paired-deal tournament of it against each of ``eval.agents``
    (``eval.games`` games each) into ``metrics.json``.
@@ -37,10 +39,19 @@ from typing import Any
 import numpy as np
 
 from ..agents.executors import ChunkRunner
+from ..agents.modelfile import CheckpointError
 from ..agents.registry import derive_seed, load_agent
 from ..agents.search import SearchAgent, parse_search_spec
+from ..agents.shipped import SHIPPED, shipped_agent_path
 from ..agents.tournament import run_tournament
-from ..agents.turnnet import FEATURE_SIZE, TurnNet, candidate_features, write_turn_net
+from ..agents.turnnet import (
+    FEATURE_SIZE,
+    TurnNet,
+    candidate_features,
+    is_turn_agent_file,
+    load_turn_net,
+    write_turn_net,
+)
 from ..episode import decisions
 from ..records import write_npz_atomic
 from ..rules import ConfigError, new_game
@@ -160,6 +171,27 @@ def collect_labels(cfg: TurnNetConfig, run_dir: Path, progress: bool = True,
 
 
 # ---------------------------------------------------------------------------- fit
+def starting_net(spec: str, cfg: TurnNetConfig) -> TurnNet:
+    """The network ``fit.init`` names (a shipped turn agent or a turn-agent file), checked against
+    the recipe's game; a :class:`ConfigError` naming ``fit.init`` when it is neither or unreadable."""
+    if spec in SHIPPED:
+        path = shipped_agent_path(spec)
+    else:
+        path = Path(spec)
+    if not is_turn_agent_file(path):
+        turns = [name for name in SHIPPED if is_turn_agent_file(shipped_agent_path(name))]
+        raise ConfigError("fit.init", f"{spec!r} is not a turn-agent file or a shipped turn agent "
+                                      f"({', '.join(turns)})")
+    try:
+        net, _ = load_turn_net(path, cfg.game)
+    except CheckpointError as exc:
+        raise ConfigError("fit.init", str(exc)) from None
+    if net.hidden != list(cfg.fit.hidden):
+        raise ConfigError("fit.init", f"{spec!r} has hidden layers {net.hidden}, fit.hidden is {list(cfg.fit.hidden)} "
+                                      "(set fit.hidden to its hidden sizes)")
+    return net
+
+
 def _padded_positions(shards: list[dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every labelled position as a row of ``width`` candidates (the most any position has):
     features ``X``, scores minus the position's mean score ``S``, the mask of real candidates ``M``,
@@ -194,9 +226,13 @@ def fit_turn_net(cfg: TurnNetConfig, shards: list[dict[str, np.ndarray]], log: P
     X, S, M, keys = _padded_positions(shards)
     rng = np.random.default_rng(derive_seed(cfg.seed, 7))
     val, train = split_holdout(keys, fit.holdout, rng)
-    rows = M[train].astype(bool)
-    mean = X[train][rows].mean(axis=0)
-    std = X[train][rows].std(axis=0) + 1e-3
+    start = None if fit.init is None else starting_net(fit.init, cfg)
+    if start is not None:  # fine-tuning: the inputs keep the standardization its weights were fitted to
+        mean, std = start.mean, start.std
+    else:
+        rows = M[train].astype(bool)
+        mean = X[train][rows].mean(axis=0)
+        std = X[train][rows].std(axis=0) + 1e-3
     Xt, St, Mt = torch.from_numpy((X - mean) / std), torch.from_numpy(S), torch.from_numpy(M)
 
     def centred(net: torch.nn.Module, index: torch.Tensor) -> torch.Tensor:
@@ -224,7 +260,8 @@ def fit_turn_net(cfg: TurnNetConfig, shards: list[dict[str, np.ndarray]], log: P
 
     plan = FitPlan(FEATURE_SIZE, fit.hidden, fit.epochs, fit.batch_size, fit.learning_rate, fit.weight_decay,
                    seed=cfg.seed, threads=cfg.threads, dropout=fit.dropout, cosine=True,
-                   columns=(("heldout_loss", "loss"), ("heldout_regret", "regret"), ("heldout_agreement", "agreement")))
+                   columns=(("heldout_loss", "loss"), ("heldout_regret", "regret"), ("heldout_agreement", "agreement")),
+                   init=None if start is None else start.layers)
     fitted = fit_mlp(plan, train, val, rng, batch_loss, held_out, log, progress)
     summary = {"positions": len(X), "candidates": int(M.sum()), "heldout_positions": len(val), **fitted.figures}
     return TurnNet(mean, std, fitted.layers), summary
@@ -233,6 +270,8 @@ def fit_turn_net(cfg: TurnNetConfig, shards: list[dict[str, np.ndarray]], log: P
 # ---------------------------------------------------------------------------- the run
 def run_recipe(cfg: TurnNetConfig, progress: bool = True) -> dict[str, Any]:
     """Steps 1 to 3 into ``<runs_dir>/<name>/``; returns the summary written to ``metrics.json``."""
+    if cfg.fit.init is not None:
+        starting_net(cfg.fit.init, cfg)  # refused now, not after the labels' hour
     with open_recipe_run(cfg, "labels") as run_dir:
         start = time.monotonic()
         shards = collect_labels(cfg, run_dir, progress)
