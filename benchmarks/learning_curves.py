@@ -32,6 +32,7 @@ DEFAULT_RUNS = (
     ("ppo_only (MLP)", IMG / "metrics_ppo_only.csv"),
     ("zero_2p (self-play, no teacher)", IMG / "metrics_zero_2p.csv"),
     ("sb3 defaults on SkipBo-v0", IMG / "metrics_sb3_default_2p.csv"),
+    ("RLlib PPO (train_rllib.py)", IMG / "metrics_rllib_ppo_2p.csv"),
 )
 
 
