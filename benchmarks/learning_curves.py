@@ -25,6 +25,7 @@ from skipbo_env.training.metrics import read_rows  # noqa: E402
 
 IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
 DEFAULT_RUNS = (
+    ("quick (the README's main job)", IMG / "metrics_quick.csv"),
     ("default (ppo-2p)", IMG / "metrics_default.csv"),
     ("distill_2p", IMG / "metrics_distill_2p.csv"),
     ("fast_2p (from turn-2p)", IMG / "metrics_fast_2p.csv"),

@@ -44,8 +44,9 @@ def test_every_shipped_config_loads_as_its_recipes_settings():
 
     paths = sorted((ROOT / "configs").glob("*.yaml"))
     recipes = {p.name: recipe_of(p) for p in paths if recipe_of(p) is not None}
-    assert recipes == {"turnnet_2p.yaml": "turnnet", "value_6p.yaml": "value"}
-    assert [p.name for p in paths if is_recipe_file(p)] == ["turnnet_2p.yaml"]
+    assert recipes == {"turn_finetune_2p.yaml": "turnnet", "turnnet_2p.yaml": "turnnet", "value_6p.yaml": "value"}
+    assert [p.name for p in paths if is_recipe_file(p)] == ["turn_finetune_2p.yaml", "turnnet_2p.yaml"]
+    assert TurnNetConfig.from_yaml(ROOT / "configs" / "turn_finetune_2p.yaml").fit.init == "turn-2p"
     for path in paths:
         if recipes.get(path.name) == "turnnet":
             assert TurnNetConfig.from_yaml(path).labels.games > 0, path
