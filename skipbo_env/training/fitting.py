@@ -164,14 +164,14 @@ def _network(plan: FitPlan) -> torch.nn.Sequential:
     if plan.init is not None:
         linear = [m for m in net if isinstance(m, torch.nn.Linear)]
         shapes = [(tuple(m.weight.shape), tuple(m.bias.shape)) for m in linear]
-        given = [(tuple(np.shape(w)), tuple(np.shape(b))) for w, b in plan.init]
+        given = [(tuple(np.shape(weight)), tuple(np.shape(bias))) for weight, bias in plan.init]
         if given != shapes:
             raise ConfigError("fit.init", f"the starting network's layers {given} are not the plan's {shapes} "
                                           "(set fit.hidden to its hidden sizes)")
         with torch.no_grad():
-            for m, (w, b) in zip(linear, plan.init, strict=True):
-                m.weight.copy_(torch.as_tensor(np.asarray(w, np.float32)))
-                m.bias.copy_(torch.as_tensor(np.asarray(b, np.float32)))
+            for m, (weight, bias) in zip(linear, plan.init, strict=True):
+                m.weight.copy_(torch.as_tensor(np.asarray(weight, np.float32)))
+                m.bias.copy_(torch.as_tensor(np.asarray(bias, np.float32)))
     return net
 
 
