@@ -145,7 +145,7 @@ def evaluate(algo: Any, out: Path, env_config: dict[str, Any], args: argparse.Na
     from skipbo_env.agents.tournament import run_tournament
     from skipbo_env.rllib import save
     from skipbo_env.rllib.ppo_config import game_config
-    from skipbo_env.training.metrics import append_rows
+    from skipbo_env.training.metrics import append_rows, evaluation_lineup, evaluation_row
 
     config = game_config(env_config)
     snapshot = out / "evaluations" / f"steps_{steps:012d}"  # a path of its own: agents are cached by path
@@ -153,14 +153,9 @@ def evaluate(algo: Any, out: Path, env_config: dict[str, Any], args: argparse.Na
     rows = []
     try:
         for opponent in args.eval_against:
-            result = run_tournament([str(snapshot)] + [opponent] * (config.num_teams - 1), config,
+            result = run_tournament(evaluation_lineup(str(snapshot), opponent, config), config,
                                     games=args.eval_games, seed=args.eval_seed, workers=1, allow_pickle=True)
-            me = result.agents[0]
-            rows.append({
-                "timesteps": steps, "wall_seconds": round(wall, 1), "stage": 0, "opponent": opponent,
-                "games": me.games, "win_rate": me.win_rate, "ci_low": me.ci_low, "ci_high": me.ci_high,
-                "truncation_rate": result.truncation_rate, "mean_turns": result.mean_turns,
-            })
+            rows.append(evaluation_row(result, steps, wall, 0, opponent))
     finally:
         shutil.rmtree(snapshot, ignore_errors=True)
     append_rows(out / "metrics.csv", rows)

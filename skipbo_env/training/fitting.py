@@ -106,12 +106,17 @@ def fit_mlp(plan: FitPlan, train: np.ndarray, val: np.ndarray, rng: np.random.Ge
     chosen: Fitted | None = None
     chosen_score = math.nan
     start = time.monotonic()
+
+    def record(epoch: int, seconds: float, train_loss: float, figures: dict[str, float]) -> str:
+        """Append the epoch's ``fit.csv`` line; its held-out figures as the progress line shows them."""
+        shown = [figures.get(key, math.nan) for _, key in plan.columns]
+        lines.append(",".join([str(epoch), f"{seconds:.1f}", *(f"{x:.4f}" for x in [train_loss, *shown])]))
+        return ", ".join(f"{column} {x:.4f}" for (column, _), x in zip(plan.columns, shown, strict=True))
+
     if plan.init is not None and len(val):  # the starting network's figures, as epoch 0
-        shown = [_measure(net, held_out).get(key, math.nan) for _, key in plan.columns]
-        lines.append(",".join(["0", "0.0", "nan", *(f"{x:.4f}" for x in shown)]))
+        text = record(0, 0.0, math.nan, _measure(net, held_out))
         if progress:
-            print("fit start: " + ", ".join(f"{column} {x:.4f}" for (column, _), x in zip(plan.columns, shown, strict=True)),
-                  flush=True)
+            print(f"fit start: {text}", flush=True)
     for epoch in range(1, plan.epochs + 1):
         t0 = time.monotonic()
         train_loss = _epoch(net, opt, rng.permutation(train), plan, batch_loss, epoch if progress else 0)
@@ -119,13 +124,10 @@ def fit_mlp(plan: FitPlan, train: np.ndarray, val: np.ndarray, rng: np.random.Ge
         if sched is not None:
             sched.step()
         figures = _measure(net, held_out) if len(val) else {}
-        shown = [figures.get(key, math.nan) for _, key in plan.columns]
-        lines.append(",".join([str(epoch), f"{time.monotonic() - t0:.1f}", *(f"{x:.4f}" for x in [train_loss, *shown])]))
+        text = record(epoch, time.monotonic() - t0, train_loss, figures)
         if progress:
             eta = (time.monotonic() - start) / epoch * (plan.epochs - epoch)
-            print(f"fit epoch {epoch}/{plan.epochs}: train loss {train_loss:.4f}, "
-                  + ", ".join(f"{column} {x:.4f}" for (column, _), x in zip(plan.columns, shown, strict=True))
-                  + f", ETA {eta:.0f} s", flush=True)
+            print(f"fit epoch {epoch}/{plan.epochs}: train loss {train_loss:.4f}, {text}, ETA {eta:.0f} s", flush=True)
         if plan.keep is not None:
             score = figures.get(plan.keep, math.nan)
             if chosen is None or math.isnan(score) or score < chosen_score:

@@ -7,7 +7,7 @@ import io
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -18,11 +18,30 @@ from ..records import write_bytes_atomic
 matplotlib.use("Agg")  # files only, never a window
 import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 
+if TYPE_CHECKING:
+    from ..agents.tournament import TournamentResult
+    from ..rules import GameConfig
+
 METRIC_FIELDS = (
     "timesteps", "wall_seconds", "stage", "opponent", "games", "win_rate", "ci_low", "ci_high",
     "truncation_rate", "mean_turns",
 )
 """Columns of ``metrics.csv``: one row per evaluation and opponent."""
+
+
+def evaluation_lineup(model_file: str, opponent: str, game: GameConfig) -> list[str]:
+    """An evaluation's tournament: the learner in one seat (one team in the partner game),
+    ``opponent`` everywhere else."""
+    return [model_file] + [opponent] * (game.num_teams - 1)
+
+
+def evaluation_row(result: TournamentResult, timesteps: int, wall_seconds: float, stage: int,
+                   opponent: str) -> dict[str, Any]:
+    """The ``metrics.csv`` row of an :func:`evaluation_lineup` tournament (the learner is its first agent)."""
+    me = result.agents[0]
+    return {"timesteps": timesteps, "wall_seconds": round(wall_seconds, 1), "stage": stage, "opponent": opponent,
+            "games": me.games, "win_rate": me.win_rate, "ci_low": me.ci_low, "ci_high": me.ci_high,
+            "truncation_rate": result.truncation_rate, "mean_turns": result.mean_turns}
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:

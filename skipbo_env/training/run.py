@@ -61,13 +61,21 @@ from .checkpoints import (
     writing,
 )
 from .envs import make_vec_env
-from .metrics import append_rows, evaluated_at, plot_learning_curve, print_summary, trim_rows
+from .metrics import (
+    append_rows,
+    evaluated_at,
+    evaluation_lineup,
+    evaluation_row,
+    plot_learning_curve,
+    print_summary,
+    trim_rows,
+)
 from .opponents import BatchedOpponents, opponent_weights
 from .pretrain import collect, fit
 from .resume import RESUMABLE_PPO, load_for_resume, load_run_config
 from .settings import TrainConfig
 
-__all__ = ["Trainer", "build_model", "evaluation_lineup", "load_run_config", "print_summary", "train"]
+__all__ = ["Trainer", "build_model", "load_run_config", "print_summary", "train"]
 
 
 def train(cfg: TrainConfig, resume_dir: str | os.PathLike | None = None, progress: bool = True) -> dict[str, Any]:
@@ -127,12 +135,6 @@ def load_initial_weights(model: MaskablePPO, cfg: TrainConfig) -> None:
         model.policy.load_state_dict(source.state_dict())  # strict: same tensor names and shapes
     except RuntimeError as exc:  # torch names the missing, unexpected and mis-sized tensors
         raise ConfigError("init_from", f"{refusal}: {exc}") from None
-
-
-def evaluation_lineup(model_file: str, opponent: str, cfg: TrainConfig) -> list[str]:
-    """The learner in one seat (one team in the partner game), ``opponent`` everywhere else."""
-    sides = cfg.game.num_teams
-    return [model_file] + [opponent] * (sides - 1)
 
 
 # ============================================================== the run
@@ -370,18 +372,13 @@ class Trainer:
             if self._eval_pool is None and (cfg.eval.workers > 1 or cfg.ray is not None):
                 self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)  # kept for the run's later evaluations
             result = run_tournament(
-                evaluation_lineup(str(eval_file), opponent, cfg), cfg.game,
+                evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game,
                 games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
                 allow_pickle=True,  # the run's own model file, written just above
                 pool=self._eval_pool,
             )
-            me = result.agents[0]
-            rows.append({
-                "timesteps": steps, "wall_seconds": round(self.wall_seconds(), 1), "stage": st.stage,
-                "opponent": opponent, "games": me.games, "win_rate": me.win_rate, "ci_low": me.ci_low,
-                "ci_high": me.ci_high, "truncation_rate": result.truncation_rate, "mean_turns": result.mean_turns,
-            })
-            self.model.logger.record(f"eval/win_rate_vs_{opponent}", me.win_rate)
+            rows.append(evaluation_row(result, steps, self.wall_seconds(), st.stage, opponent))
+            self.model.logger.record(f"eval/win_rate_vs_{opponent}", rows[-1]["win_rate"])
         self.model.logger.dump(steps)
         with writing(self.metrics_path):
             append_rows(self.metrics_path, rows)
