@@ -44,14 +44,19 @@ def test_every_shipped_config_loads_as_its_recipes_settings():
 
     paths = sorted((ROOT / "configs").glob("*.yaml"))
     recipes = {p.name: recipe_of(p) for p in paths if recipe_of(p) is not None}
-    assert recipes == {"turn_finetune_2p.yaml": "turnnet", "turnnet_2p.yaml": "turnnet", "value_6p.yaml": "value"}
+    assert recipes == {"turn_finetune_2p.yaml": "turnnet", "turnnet_2p.yaml": "turnnet", "value_3p.yaml": "value",
+                       "value_4p.yaml": "value", "value_6p.yaml": "value"}
     assert [p.name for p in paths if is_recipe_file(p)] == ["turn_finetune_2p.yaml", "turnnet_2p.yaml"]
     assert TurnNetConfig.from_yaml(ROOT / "configs" / "turn_finetune_2p.yaml").fit.init == "turn-2p"
+    mixed = ValueNetConfig.from_yaml(ROOT / "configs" / "value_3p.yaml").positions
+    assert not mixed.self_play and "stock-chaser" in mixed.field
+    assert ValueNetConfig.from_yaml(ROOT / "configs" / "value_6p.yaml").positions.self_play
     for path in paths:
         if recipes.get(path.name) == "turnnet":
             assert TurnNetConfig.from_yaml(path).labels.games > 0, path
         elif recipes.get(path.name) == "value":
-            assert ValueNetConfig.from_yaml(path).game.num_players == 6, path
+            value = ValueNetConfig.from_yaml(path)  # value_<N>p.yaml is a value network for N players
+            assert f"value_{value.game.num_players}p.yaml" == path.name and value.name == path.stem, path
         else:
             assert TrainConfig.from_yaml(path).total_timesteps > 0, path
 

@@ -158,6 +158,39 @@ def test_self_play_positions_carry_their_seat_and_winner():
 
 
 
+def test_field_positions_seat_the_drawn_agents_and_label_the_winner():
+    """Games of a mixed field on the rules layer: reproducible, the engine's observation vector,
+    one label per game and seat, at most one winner a game, and seats drawn from the field."""
+    from skipbo_env.training.value_recipe import field_positions
+
+    config = GameConfig(num_players=3, short_game=True)
+    field = ("stock-chaser", "hand-emptier", "blocker")
+    out = field_positions(config, 8, seed=5, share=0.5, field=field, draw=np.random.default_rng(1))
+    again = field_positions(config, 8, seed=5, share=0.5, field=field, draw=np.random.default_rng(1))
+    assert all(np.array_equal(out[k], again[k]) for k in out)
+    layout = observation_layout(config)
+    obs = out["obs"]
+    assert obs.dtype == np.float32 and obs.shape[1] == layout.size and len(obs) > 20
+    assert np.all(obs >= layout.low) and np.all(obs <= layout.high)
+    assert set(np.unique(out["game"]).tolist()) <= set(range(8)) and np.all((out["seat"] >= 0) & (out["seat"] < 3))
+    for g in np.unique(out["game"]):
+        rows = out["game"] == g
+        winners = set(out["seat"][rows & (out["y"] == 1)].tolist())
+        assert len(winners) <= 1
+        for seat in np.unique(out["seat"][rows]):
+            assert len(set(out["y"][rows & (out["seat"] == seat)].tolist())) == 1
+    # with share 1 every turn start gives a position: the first is game 0's deal, seen by the drawn seat
+    from skipbo_env.agents.registry import derive_seed
+    from skipbo_env.encoding import encode_view
+
+    every = field_positions(config, 1, seed=5, share=1.0, field=field, draw=np.random.default_rng(1))
+    deal = new_game(config, seed=derive_seed(5, 0))
+    assert np.array_equal(every["obs"][0], encode_view(deal.view(int(every["seat"][0]))))
+    assert len(every["y"]) > 10
+    other = field_positions(config, 8, seed=6, share=0.5, field=field, draw=np.random.default_rng(1))
+    assert not np.array_equal(other["y"], out["y"]) or len(other["y"]) != len(out["y"])
+
+
 def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     """A tiny version of configs/value_6p.yaml, through train.py's command line: positions, fit,
     export; the same command again reuses the finished shards and gives the same network; a
@@ -183,6 +216,9 @@ def test_recipe_config_runs_end_to_end_and_resumes(tmp_path, capsys):
     ({"positions.games": 0}, "positions.games"),
     ({"fit.holdout": 1.0}, "fit.holdout"),
     ({"fit.hidden": []}, "fit.hidden"),
+    ({"positions.field": []}, "positions.field"),
+    ({"positions.field": ["heuristic", "nobody"]}, "unknown agent 'nobody'"),
+    ({"positions.field": "heuristic"}, "positions.field"),
     ({"bogus": 1}, "unknown key"),
 ])
 def test_recipe_config_errors_name_the_key(override, message):

@@ -14,6 +14,7 @@ from typing import Literal
 from ..agents.registry import is_search_spec, known_agents
 from ..agents.search import parse_search_spec
 from ..agents.turnnet import check_turn_game
+from ..bots import BOTS
 from ..rules import ConfigError, GameConfig
 from .settings import check_ray, check_seed, check_threads, positive
 from .settings_io import YamlConfig, show
@@ -199,11 +200,27 @@ class PositionSettings:
     """Chance that a running game gives a position at the start of each turn."""
     workers: int = 2
     """Processes that play the shards (results do not depend on it)."""
+    field: tuple[str, ...] = ("heuristic",)
+    """Scripted agents (``skipbo_env.bots.BOTS`` names) the seats of each game are drawn from,
+    with replacement. The heuristic alone (the default) is self-play in the batched engine; any
+    other field plays its games on the rules layer (a few games a second)."""
 
     def __post_init__(self) -> None:
         check_shards("positions", self.shards, self.games, self.workers)
         if not 0.0 < self.share <= 1.0:
             raise ConfigError("positions.share", f"must be in (0, 1], got {self.share}")
+        if (not isinstance(self.field, tuple | list) or not self.field
+                or not all(isinstance(name, str) for name in self.field)):
+            raise ConfigError("positions.field", f"must be a non-empty list of agent names, got {self.field!r}")
+        unknown = [name for name in self.field if name not in BOTS]
+        if unknown:
+            raise ConfigError("positions.field", f"unknown agent {unknown[0]!r}; scripted agents: {', '.join(sorted(BOTS))}")
+        object.__setattr__(self, "field", tuple(self.field))
+
+    @property
+    def self_play(self) -> bool:
+        """The heuristic in every seat: the games are played in the batched engine."""
+        return set(self.field) == {"heuristic"}
 
 
 @dataclass(frozen=True)

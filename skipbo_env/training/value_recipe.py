@@ -32,6 +32,7 @@ import json
 import math
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from ..agents.executors import ChunkRunner
 from ..agents.netfile import MLP
 from ..agents.registry import derive_seed
 from ..agents.valuenet import write_value_net
-from ..encoding import observation_layout
+from ..encoding import decode_action, observation_layout
 from ..records import write_npz_atomic
 from ..rules import ConfigError, GameConfig
 from .fitting import FitPlan, fit_mlp, split_holdout
@@ -55,11 +56,14 @@ STD_FLOOR = 0.05
 
 # ---------------------------------------------------------------------------- positions
 def _shard_settings(cfg: ValueNetConfig, shard: int) -> str:
-    """What makes shard ``shard``'s positions: stored in its file and checked on reuse."""
+    """What makes shard ``shard``'s positions: stored in its file and checked on reuse (the field
+    only when it is not the heuristic alone, so shards of heuristic self-play keep their settings)."""
     pos = cfg.positions
-    return json.dumps({"seed": cfg.seed, "shard": shard, "game": cfg.game.to_dict(), "games": pos.games,
-                       "share": pos.share, "observation_size": observation_layout(cfg.game).size},
-                      sort_keys=True)
+    settings: dict[str, Any] = {"seed": cfg.seed, "shard": shard, "game": cfg.game.to_dict(), "games": pos.games,
+                                "share": pos.share, "observation_size": observation_layout(cfg.game).size}
+    if not pos.self_play:
+        settings["field"] = list(pos.field)
+    return json.dumps(settings, sort_keys=True)
 
 
 def self_play_positions(config: GameConfig, games: int, seed: int, share: float,
@@ -92,6 +96,47 @@ def self_play_positions(config: GameConfig, games: int, seed: int, share: float,
             "y": (engine.winner[g] == s).astype(np.float32)}
 
 
+def field_positions(config: GameConfig, games: int, seed: int, share: float, field: Sequence[str],
+                    draw: np.random.Generator) -> dict[str, np.ndarray]:
+    """Play ``games`` games whose seats are drawn from the scripted agents ``field`` (with
+    replacement, each game its own draw), on the rules layer. Game ``g`` is the deal
+    ``derive_seed(seed, g)``, its seats drawn with ``derive_seed(seed, g, 1)`` and seat ``k``'s agent
+    seeded ``derive_seed(seed, g, 2, k)``. At each turn start keep, with chance ``share``, one random
+    seat's observation (the same vector the batched engine gives). Returns what
+    :func:`self_play_positions` returns."""
+    from ..bots import make_bot
+    from ..encoding import encode_view
+    from ..rules import new_game
+
+    n = config.num_players
+    agents = {name: [make_bot(name, config) for _ in range(n)] for name in dict.fromkeys(field)}
+    obs, game_ids, seats, labels = [], [], [], []
+    for g in range(games):
+        names = [field[i] for i in np.random.default_rng(derive_seed(seed, g, 1)).integers(len(field), size=n)]
+        table = [agents[name][k] for k, name in enumerate(names)]
+        for k, agent in enumerate(table):
+            agent.seed(derive_seed(seed, g, 2, k))
+        state = new_game(config, seed=derive_seed(seed, g))
+        kept: list[int] = []
+        turn = -1
+        while not state.is_over:
+            if state.turn != turn:  # a turn starts
+                turn = state.turn
+                if draw.random() < share:
+                    who = int(draw.integers(0, n))
+                    obs.append(encode_view(state.view(who)))
+                    kept.append(who)
+            seat = state.current
+            state.apply(decode_action(table[seat].act_view(state.view(seat)), config))
+        game_ids += [g] * len(kept)
+        seats += kept
+        labels += [float(state.winner == who) for who in kept]
+    size = observation_layout(config).size
+    return {"obs": np.stack(obs).astype(np.float32) if obs else np.zeros((0, size), np.float32),
+            "game": np.asarray(game_ids, np.int64), "seat": np.asarray(seats, np.int64),
+            "y": np.asarray(labels, np.float32)}
+
+
 def _shard_path(run_dir: Path, shard: int) -> Path:
     return run_dir / "positions" / f"shard_{shard:03d}.npz"
 
@@ -120,8 +165,11 @@ def _shard_job(args: tuple[dict[str, Any], int, str, bool]) -> int:
     cfg = ValueNetConfig.from_dict(data)
     pos = cfg.positions
     start = time.monotonic()
-    out = self_play_positions(cfg.game, pos.games, derive_seed(cfg.seed, shard), pos.share,
-                              np.random.default_rng(derive_seed(cfg.seed, 8, shard)))
+    draw = np.random.default_rng(derive_seed(cfg.seed, 8, shard))
+    if pos.self_play:
+        out = self_play_positions(cfg.game, pos.games, derive_seed(cfg.seed, shard), pos.share, draw)
+    else:
+        out = field_positions(cfg.game, pos.games, derive_seed(cfg.seed, shard), pos.share, pos.field, draw)
     write_npz_atomic(path, {"settings": np.array(_shard_settings(cfg, shard)), **out})
     if progress:
         print(f"positions shard {shard}: {pos.games} games, {len(out['y']):,} positions, "
@@ -234,5 +282,5 @@ def run_recipe(cfg: ValueNetConfig, progress: bool = True) -> dict[str, Any]:
 CONFIG = ValueNetConfig
 """The recipe's configuration class (``train.py --config`` reads a ``recipe: value`` file as it)."""
 
-__all__ = ["CONFIG", "ValueNetConfig", "collect_positions", "fit_value_net", "run_recipe", "self_play_positions",
-           "stock_card_gain"]
+__all__ = ["CONFIG", "ValueNetConfig", "collect_positions", "field_positions", "fit_value_net", "run_recipe",
+           "self_play_positions", "stock_card_gain"]
