@@ -45,7 +45,7 @@ def test_every_shipped_config_loads_as_its_recipes_settings():
     paths = sorted((ROOT / "configs").glob("*.yaml"))
     recipes = {p.name: recipe_of(p) for p in paths if recipe_of(p) is not None}
     assert recipes == {"turn_finetune_2p.yaml": "turnnet", "turnnet_2p.yaml": "turnnet", "value_3p.yaml": "value",
-                       "value_4p.yaml": "value", "value_6p.yaml": "value"}
+                       "value_6p.yaml": "value"}
     assert [p.name for p in paths if is_recipe_file(p)] == ["turn_finetune_2p.yaml", "turnnet_2p.yaml"]
     assert TurnNetConfig.from_yaml(ROOT / "configs" / "turn_finetune_2p.yaml").fit.init == "turn-2p"
     mixed = ValueNetConfig.from_yaml(ROOT / "configs" / "value_3p.yaml").positions
