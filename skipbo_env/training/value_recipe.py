@@ -42,7 +42,7 @@ from ..agents.executors import ChunkRunner
 from ..agents.netfile import MLP
 from ..agents.registry import derive_seed
 from ..agents.valuenet import write_value_net
-from ..encoding import decode_action, observation_layout
+from ..encoding import observation_layout
 from ..records import write_npz_atomic
 from ..rules import ConfigError, GameConfig
 from .fitting import FitPlan, fit_mlp, split_holdout
@@ -106,6 +106,7 @@ def field_positions(config: GameConfig, games: int, seed: int, share: float, fie
     :func:`self_play_positions` returns."""
     from ..bots import make_bot
     from ..encoding import encode_view
+    from ..episode import decisions
     from ..rules import new_game
 
     n = config.num_players
@@ -119,15 +120,13 @@ def field_positions(config: GameConfig, games: int, seed: int, share: float, fie
         state = new_game(config, seed=derive_seed(seed, g))
         kept: list[int] = []
         turn = -1
-        while not state.is_over:
+        for _ in decisions(state, table, names):  # the state is still before the decision's move
             if state.turn != turn:  # a turn starts
                 turn = state.turn
                 if draw.random() < share:
                     who = int(draw.integers(0, n))
                     obs.append(encode_view(state.view(who)))
                     kept.append(who)
-            seat = state.current
-            state.apply(decode_action(table[seat].act_view(state.view(seat)), config))
         game_ids += [g] * len(kept)
         seats += kept
         labels += [float(state.winner == who) for who in kept]
