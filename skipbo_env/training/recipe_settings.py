@@ -209,13 +209,11 @@ class PositionSettings:
         check_shards("positions", self.shards, self.games, self.workers)
         if not 0.0 < self.share <= 1.0:
             raise ConfigError("positions.share", f"must be in (0, 1], got {self.share}")
-        if (not isinstance(self.field, tuple | list) or not self.field
-                or not all(isinstance(name, str) for name in self.field)):
-            raise ConfigError("positions.field", f"must be a non-empty list of agent names, got {self.field!r}")
-        unknown = [name for name in self.field if name not in BOTS]
-        if unknown:
-            raise ConfigError("positions.field", f"unknown agent {unknown[0]!r}; scripted agents: {', '.join(sorted(BOTS))}")
-        object.__setattr__(self, "field", tuple(self.field))
+        if not self.field:
+            raise ConfigError("positions.field", "must name at least one scripted agent")
+        for name in self.field:
+            if not isinstance(name, str) or name not in BOTS:
+                raise ConfigError("positions.field", f"unknown agent {show(name)}; known: {', '.join(sorted(BOTS))}")
 
     @property
     def self_play(self) -> bool:
