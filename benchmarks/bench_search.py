@@ -15,6 +15,8 @@ its decisions, plan continuations included) and of its searches, and games/s.
         --plot docs/img/search_budget.png        # strength against budget, a table and a plot
     OMP_NUM_THREADS=1 python benchmarks/bench_search.py --players 6 --games 12   # speed at another table
     (--save FILE keeps a run's figures, --include FILE ... adds saved runs to the table and plot)
+    OMP_NUM_THREADS=1 python benchmarks/bench_search.py --players 4 --opponent hand-emptier --games 120 \
+        --weights refill=50 --opponent-weights - refill=90,hand_play=3   # other planner weights, opponent models
 
 Deal ``d`` is ``new_game(config, seed=derive_seed(seed, d))``; agents are seeded per game
 (the search agent on side ``t`` with ``derive_seed(seed, d, t)``, the opponents with that plus
@@ -28,6 +30,7 @@ import json
 import math
 import os
 import time
+from dataclasses import fields, replace
 
 from tqdm import tqdm
 
@@ -43,6 +46,7 @@ from skipbo_env.agents.search import (  # noqa: E402
     SearchAgent,
     SearchSettings,
 )
+from skipbo_env.bots.heuristic import HeuristicWeights, default_weights  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
@@ -66,6 +70,21 @@ def play(state, agents, decisions: dict[int, int] | None = None) -> tuple[int | 
     return state.winner, spent
 
 
+def weight_changes(base: HeuristicWeights, changes: list[str]) -> HeuristicWeights:
+    """``base`` with each ``KEY=VALUE`` of ``changes`` set (a ValueError names a bad one)."""
+    names = {f.name: f.type for f in fields(HeuristicWeights)}
+    values: dict[str, float | int] = {}
+    for change in changes:
+        key, sep, text = change.partition("=")
+        if not sep or key not in names:
+            raise ValueError(f"a weight change is KEY=VALUE with KEY one of {', '.join(names)}, got {change!r}")
+        try:
+            values[key] = int(text) if key == "max_nodes" else float(text)
+        except ValueError:
+            raise ValueError(f"weight {key}: {text!r} is not a number") from None
+    return replace(base, **values)
+
+
 def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> dict:
     """Play ``args.games`` paired games of the search agent at one budget; its figures."""
     config = GameConfig(num_players=args.players, partner_game=args.partner)
@@ -74,6 +93,12 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
              for key in ("reach", "reach_q", "discards", "depth", "horizon", "value", "value_net", "net_opponents",
                          "opponent_net")
              if getattr(args, key) is not None}
+    base = default_weights(config.num_players)
+    if args.weights:
+        extra["weights"] = weight_changes(base, args.weights)
+    if args.opponent_weights:
+        extra["opponent_weights"] = tuple(weight_changes(base, [] if group == "-" else group.split(","))
+                                          for group in args.opponent_weights)
     settings = SearchSettings(worlds=worlds, candidates=candidates, prior=args.prior, win=args.win,
                               rollout=args.rollout, **extra)
     mine = len(config.team_seats(0))  # the search agent's seats per game (one agent each: plans are per seat)
@@ -115,7 +140,8 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
         "worlds": worlds, "candidates": candidates, "rollout": args.rollout, "horizon": searches[0].settings.horizon,
         "depth": searches[0].settings.depth, "value": searches[0].settings.value,
         "net_opponents": searches[0].settings.net_opponents, "opponent": args.opponent, "players": config.num_players,
-        "partner": config.partner_game, "fair_share": 1 / sides,
+        "partner": config.partner_game, "fair_share": 1 / sides, "weights": args.weights,
+        "opponent_weights": args.opponent_weights,
         "games": games, "wins": outcomes.count(1.0), "draws": outcomes.count(0.5), "outcomes": outcomes,
         "win_rate": rate, "stderr": math.sqrt(rate * (1 - rate) / games),
         "ms_per_decision": decided / max(1, decisions()) * 1e3,
@@ -190,6 +216,12 @@ def main() -> None:
                         help="share of the sampled worlds whose opponents a network plays (default: the agent's)")
     parser.add_argument("--opponent-net", default=None,
                         help="agent file for --net-opponents (default: the table's shipped one)")
+    parser.add_argument("--weights", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="changes to the table's heuristic weights for the search's own planner (candidates, "
+                             "its rollouts), e.g. refill=50")
+    parser.add_argument("--opponent-weights", nargs="*", default=[], metavar="KEY=VALUE,...",
+                        help="models of the other sides in the rollouts, one set per world in turn: each set is "
+                             "comma-separated changes to the table's weights ('-' for none)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()
@@ -228,7 +260,9 @@ def main() -> None:
         print(
             f"search W={r['worlds']} C={candidates} rollout={args.rollout} prior={args.prior} H={used.horizon} "
             f"depth={used.depth} reach={used.reach} rq={used.reach_q} D={search.discards} value={used.value} "
-            f"net_opp={used.net_opponents} vs {args.opponent}, "
+            f"net_opp={used.net_opponents}{' weights ' + ' '.join(args.weights) if args.weights else ''}"
+            f"{' opponent weights ' + ' | '.join(args.opponent_weights) if args.opponent_weights else ''}"
+            f" vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "
             f"{r['win_rate']:.3f} +- {r['stderr']:.3f} over {r['games']} games ({r['wins']} won, {r['draws']} drawn; "
             f"seed {args.seed}, "
