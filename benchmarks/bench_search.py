@@ -45,8 +45,9 @@ from skipbo_env.agents.search import (  # noqa: E402
     DEFAULT_WORLDS_BY_PLAYERS,
     SearchAgent,
     SearchSettings,
+    search_weights,
 )
-from skipbo_env.bots.heuristic import HeuristicWeights, default_weights  # noqa: E402
+from skipbo_env.bots.heuristic import HeuristicWeights  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import ConfigError, GameConfig, new_game  # noqa: E402
 
@@ -93,7 +94,7 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
              for key in ("reach", "reach_q", "discards", "depth", "horizon", "value", "value_net", "net_opponents",
                          "opponent_net")
              if getattr(args, key) is not None}
-    base = default_weights(config.num_players)
+    base = search_weights(config.num_players)
     if args.weights:
         extra["weights"] = weight_changes(base, args.weights)
     if args.opponent_weights:
@@ -217,11 +218,11 @@ def main() -> None:
     parser.add_argument("--opponent-net", default=None,
                         help="agent file for --net-opponents (default: the table's shipped one)")
     parser.add_argument("--weights", nargs="*", default=[], metavar="KEY=VALUE",
-                        help="changes to the table's heuristic weights for the search's own planner (candidates, "
+                        help="changes to the search's planner weights at the table (candidates, "
                              "its rollouts), e.g. refill=50")
     parser.add_argument("--opponent-weights", nargs="*", default=[], metavar="KEY=VALUE,...",
                         help="models of the other sides in the rollouts, one set per world in turn: each set is "
-                             "comma-separated changes to the table's weights ('-' for none)")
+                             "comma-separated changes to the search's weights ('-' for none)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args()

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from conftest import make_state
 
-from skipbo_env.agents.search import SearchSettings
+from skipbo_env.agents.search import SearchAgent, SearchSettings, search_weights
 from skipbo_env.bots import make_bot
 from skipbo_env.bots.heuristic import (
+    CHAIN_WEIGHTS,
     DEFAULT_WEIGHTS,
     TABLE_WEIGHTS,
     HeuristicAgent,
@@ -48,10 +49,23 @@ def test_every_path_plays_the_tables_weights(players):
     assert make_bot("heuristic", config).policy.weights == weights
     assert compiled_heuristic(config).policy.weights == weights
     np.testing.assert_array_equal(PlanCache(2, players).weights, np.tile(weights_vector(weights), (2 * players, 1)))
-    assert SearchSettings().for_table(config).weights == weights
+    assert SearchSettings().for_table(config).weights == search_weights(players)
     given = replace(DEFAULT_WEIGHTS, danger=1.0)
     assert HeuristicAgent(config, weights=given).policy.weights == given  # given weights win
     assert SearchSettings(weights=given).for_table(config).weights == given
+
+
+@pytest.mark.parametrize("players", TABLES)
+def test_search_plans_with_the_chain_weights_where_the_heuristic_credits_hand_plays_more(players):
+    """At 3 to 6 players the heuristic credits a hand play 5; the search's candidates and rollouts
+    keep the chain weights (1), its documented strength measured with them; 2 players: one set."""
+    config = GameConfig(num_players=players)
+    expected = DEFAULT_WEIGHTS if players == 2 else CHAIN_WEIGHTS
+    assert search_weights(players) == expected
+    assert default_weights(players).hand_play == (1.0 if players == 2 else 5.0)
+    assert replace(default_weights(players), hand_play=1.0) == expected
+    search = SearchAgent(config, settings=SearchSettings(worlds=2, candidates=2, value=0.0, net_opponents=0.0))
+    assert search.weights == expected and search.settings.weights == expected
 
 
 def _stock_chain_position(players: int):

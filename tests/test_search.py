@@ -11,7 +11,7 @@ pytest.importorskip("numba")
 from support import assert_same_legal_demonstrations, choice_positions  # noqa: E402
 
 from skipbo_env.agents import SearchAgent, SearchSettings, known_agents, load_agent, parse_search_spec  # noqa: E402
-from skipbo_env.agents.search import opponent_styles  # noqa: E402
+from skipbo_env.agents.search import opponent_styles, search_weights  # noqa: E402
 from skipbo_env.bots.heuristic import default_weights  # noqa: E402
 from skipbo_env.encoding import decode_action, observe  # noqa: E402
 from skipbo_env.rules import GameConfig, GameState, new_game, sample_state  # noqa: E402
@@ -196,7 +196,7 @@ def test_opponent_styles_model_the_other_sides_in_the_rollouts(config):
     from skipbo_env.vector.compiled_heuristic import weights_vector
 
     styles = opponent_styles(config)
-    assert len(styles) == 3 and styles[0] == default_weights(config.num_players)
+    assert len(styles) == 3 and styles[0] == search_weights(config.num_players)
 
     def agents():
         return [_search(config, seed=s, worlds=4, candidates=3, opponent_weights=styles) if s == 0

@@ -3,7 +3,7 @@
 For each decision that the previous plan did not foresee, the agent
 
 1. **proposes** candidate turn prefixes with the heuristic planner
-   (:mod:`skipbo_env.bots.heuristic`): its depth-first search over the plays the
+   (:mod:`skipbo_env.bots.heuristic`, with the weights of :data:`SEARCH_WEIGHTS`): its depth-first search over the plays the
    seat can see, keeping the ``candidates`` best-scored sequences instead of
    only the best. A sequence ends with a discard, an end of turn, a stock play
    (the next stock card is unknown, R14) or the play that empties the hand
@@ -61,7 +61,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..bots.heuristic import HeuristicWeights, default_weights
+from ..bots.heuristic import CHAIN_WEIGHTS, TABLE_WEIGHTS, HeuristicWeights, default_weights
 from ..encoding import encode_action
 from ..extras import require
 from ..rules import GameConfig, IllegalMoveError, Move, SeatView
@@ -116,6 +116,12 @@ DEFAULT_DEPTHS = {6: 1}
 without partners); every other seat (up to the seat's next turn) at the tables not listed. At 6
 players the next seat alone: the four later seats' simulated turns add more noise than signal
 about the turn being chosen, at twice the time."""
+SEARCH_WEIGHTS: dict[int, HeuristicWeights] = {n: CHAIN_WEIGHTS for n in TABLE_WEIGHTS}
+"""The planner's weights of the search (its candidates and heuristic rollouts, every seat) by number
+of players, where they differ from the heuristic agent's: at 3 to 6 players
+:data:`~skipbo_env.bots.heuristic.CHAIN_WEIGHTS`, the heuristic's weights there before hand plays
+were credited 5. With the search on top, crediting hand plays more made no measured difference
+(docs/research/heuristic.md), and every search table was measured with these weights."""
 ROLLOUTS = ("greedy", "heuristic")
 """In-engine agents that may finish the seat's turn and play the other seats (``rollout``)."""
 DEFAULT_ROLLOUT = "heuristic"
@@ -194,7 +200,7 @@ class SearchSettings:
     """The in-engine agent of the simulations: ``"heuristic"`` or ``"greedy"`` (:data:`ROLLOUTS`)."""
     weights: HeuristicWeights | None = None
     """The heuristic planner's weights (candidates, and the heuristic rollouts); ``None``: the
-    table's (:func:`~skipbo_env.bots.heuristic.default_weights`)."""
+    table's (:func:`search_weights`)."""
     value: float | None = None
     """Weight (stock cards per unit) of a learned value of the seat's position at the horizon
     (``value_net`` evaluated on the seat's observation there); 0: none; ``None``:
@@ -257,7 +263,7 @@ class SearchSettings:
             self,
             worlds=_by_table(DEFAULT_WORLDS_BY_PLAYERS, config, DEFAULT_WORLDS) if self.worlds is None else self.worlds,
             depth=depth,
-            weights=default_weights(config.num_players) if self.weights is None else self.weights,
+            weights=search_weights(config.num_players) if self.weights is None else self.weights,
             value=(_by_table(DEFAULT_VALUES, config, 0.0) if shipped_value else 0.0) if self.value is None
             else float(self.value),
             net_opponents=(DEFAULT_NET_OPPONENTS if shipped_opponent else 0.0) if self.net_opponents is None
@@ -285,9 +291,10 @@ class SearchAgent(TurnAgent):
         settings = SearchSettings() if settings is None else settings
         if not isinstance(settings, SearchSettings):
             raise TypeError(f"settings must be SearchSettings, got {type(settings).__name__}")
+        resolved = settings.for_table(config)
         super().__init__(config, seed, candidates=settings.candidates, discards=settings.discards,
-                         weights=settings.weights)
-        self.settings = settings.for_table(config)
+                         weights=resolved.weights)
+        self.settings = resolved
         from ..vector import (  # needs numba (the 'fast' extra); loaded only for this agent
             BatchEngine,
             PlanCache,
@@ -509,12 +516,18 @@ class SearchAgent(TurnAgent):
             eng.step(self._opponent.greedy_actions(obs, eng.masks()[live]), live)
 
 
+def search_weights(num_players: int) -> HeuristicWeights:
+    """The search's planner weights at a table of ``num_players`` (:data:`SEARCH_WEIGHTS`, else the
+    heuristic's, :func:`~skipbo_env.bots.heuristic.default_weights`)."""
+    return SEARCH_WEIGHTS.get(num_players, default_weights(num_players))
+
+
 def opponent_styles(config: GameConfig) -> tuple[HeuristicWeights, ...]:
-    """Three models of other players for :attr:`SearchSettings.opponent_weights`: the table's
-    heuristic (:func:`~skipbo_env.bots.heuristic.default_weights`); a hand emptier (a refill worth
+    """Three models of other players for :attr:`SearchSettings.opponent_weights`: the search's own
+    weights (:func:`search_weights`); a hand emptier (a refill worth
     90, wilds nearly free, every hand card played worth 3, the next seat's stock watched a little);
     and a stock chaser (the shortest chain to the stock, its set-up weighted 10, little blocking)."""
-    base = default_weights(config.num_players)
+    base = search_weights(config.num_players)
     return (
         base,
         replace(base, refill=90.0, wild_spent=5.0, hand_play=3.0, danger=10.0, stock_detour=0.0, stock_need=0.0),
@@ -528,5 +541,5 @@ def _by_table(table: Mapping[int, _T], config: GameConfig, otherwise: _U) -> _T 
     return otherwise if config.partner_game else table.get(config.num_players, otherwise)
 
 
-__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_HORIZON", "DEFAULT_WORLDS", "DEFAULT_WORLDS_BY_PLAYERS", "SearchAgent",
-           "SearchSettings", "opponent_styles", "parse_search_spec"]
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_HORIZON", "DEFAULT_WORLDS", "DEFAULT_WORLDS_BY_PLAYERS", "SEARCH_WEIGHTS",
+           "SearchAgent", "SearchSettings", "opponent_styles", "parse_search_spec", "search_weights"]

@@ -29,8 +29,9 @@ The weights depend on the table (:func:`default_weights`). At 3 to 6 players two
 count: every play made before the own stock top in a sequence that reaches it costs
 (:attr:`HeuristicWeights.stock_detour`: the shortest chain to the stock, keeping the other cards
 for the stock card turned up next), and so does every number still missing between a building
-pile and the own stock top where the turn ends (:attr:`HeuristicWeights.stock_need`). The
-2-player game keeps :data:`DEFAULT_WEIGHTS`, where both are 0.
+pile and the own stock top where the turn ends (:attr:`HeuristicWeights.stock_need`); and every
+hand card played earns 5 instead of 1 (:attr:`HeuristicWeights.hand_play`). The 2-player game
+keeps :data:`DEFAULT_WEIGHTS`, where the first two are 0.
 
 Only the first move of the best sequence is played. While the following
 observations match what the plan predicted (after hand plays, which reveal
@@ -141,9 +142,15 @@ MAX_NODES = 1_000_000
 DEFAULT_WEIGHTS = HeuristicWeights()
 """The weights of the 2-player game (and of every table :data:`TABLE_WEIGHTS` does not list)."""
 
-MULTI_PLAYER_WEIGHTS = replace(DEFAULT_WEIGHTS, stock_detour=7.0, stock_need=4.0)
-"""The weights at 3 to 6 players: the 2-player weights with the shortest chain to the stock
-(a play before the stock top costs more than it earns) and the own stock's set-up counted."""
+CHAIN_WEIGHTS = replace(DEFAULT_WEIGHTS, stock_detour=7.0, stock_need=4.0)
+"""The 2-player weights with the shortest chain to the stock (a play before the stock top costs
+more than it earns) and the own stock's set-up counted: the 3 to 6 player weights before
+:data:`MULTI_PLAYER_WEIGHTS` credited hand plays more (the search agent still plans with them)."""
+
+MULTI_PLAYER_WEIGHTS = replace(CHAIN_WEIGHTS, hand_play=5.0)
+"""The weights at 3 to 6 players: :data:`CHAIN_WEIGHTS` with every hand card played worth 5 (not 1).
+With two or more seats moving the building piles between the own turns, a card held for a later
+turn is worth less, and playing hand cards brings more new ones at the next draw (R15)."""
 
 TABLE_WEIGHTS: dict[int, HeuristicWeights] = {n: MULTI_PLAYER_WEIGHTS for n in (3, 4, 5, 6)}
 """The weights by number of players where they differ from :data:`DEFAULT_WEIGHTS` (the partner
@@ -596,6 +603,7 @@ class HeuristicAgent(ScriptedAgent):
 
 
 __all__ = [
+    "CHAIN_WEIGHTS",
     "HeuristicAgent",
     "HeuristicPolicy",
     "HeuristicWeights",
