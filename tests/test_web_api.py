@@ -349,7 +349,7 @@ def test_watch_responses_do_not_depend_on_the_draw_pile_or_the_generator():
         finally:
             game.state = real
         checked += 1
-        since = poll(client, gid, advance=7)["moves"] - 3
+        since = poll(client, gid, advance=5)["moves"] - 3
     assert checked > 10
     assert GameRecord.from_dict(client.get(f"/api/games/{gid}/record").json()).final_state().is_over
 
