@@ -120,8 +120,8 @@ SEARCH_WEIGHTS: dict[int, HeuristicWeights] = {n: CHAIN_WEIGHTS for n in TABLE_W
 """The planner's weights of the search (its candidates and heuristic rollouts, every seat) by number
 of players, where they differ from the heuristic agent's: at 3 to 6 players
 :data:`~skipbo_env.bots.heuristic.CHAIN_WEIGHTS`, the heuristic's weights there before hand plays
-were credited 5. Every search table was measured with these weights; with the credit the search
-won a few more games, inside the noise so far (docs/research/heuristic.md)."""
+were credited 5. Every search table was measured with these weights; with the credit, paired games
+moved inside the noise (+11, +5 and -4 games on three tables: docs/research/heuristic.md)."""
 ROLLOUTS = ("greedy", "heuristic")
 """In-engine agents that may finish the seat's turn and play the other seats (``rollout``)."""
 DEFAULT_ROLLOUT = "heuristic"
