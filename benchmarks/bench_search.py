@@ -73,7 +73,7 @@ def play(state, agents, decisions: dict[int, int] | None = None) -> tuple[int | 
 
 def weight_changes(base: HeuristicWeights, changes: list[str]) -> HeuristicWeights:
     """``base`` with each ``KEY=VALUE`` of ``changes`` set (a ValueError names a bad one)."""
-    names = {f.name: f.type for f in fields(HeuristicWeights)}
+    names = [f.name for f in fields(HeuristicWeights)]
     values: dict[str, float | int] = {}
     for change in changes:
         key, sep, text = change.partition("=")
