@@ -71,6 +71,7 @@ from .metrics import (
     trim_rows,
 )
 from .opponents import BatchedOpponents, opponent_weights
+from .pipeline import learn_pipelined
 from .pretrain import collect, fit
 from .resume import RESUMABLE_PPO, load_for_resume, load_run_config
 from .settings import TrainConfig
@@ -252,7 +253,11 @@ class Trainer:
             remaining = cfg.total_timesteps - self.model.num_timesteps
             if remaining > 0:
                 callback = RunCallback(self)
-                self.model.learn(total_timesteps=remaining, reset_num_timesteps=False, callback=callback)
+                if cfg.pipeline:
+                    learn_pipelined(self.model, cfg, seed, remaining, callback,
+                                    lambda: opponent_weights(self.cfg, self.state))
+                else:
+                    self.model.learn(total_timesteps=remaining, reset_num_timesteps=False, callback=callback)
                 callback.close()
             if not evaluated_at(self.metrics_path, self.model.num_timesteps):
                 self._evaluate()  # before the last checkpoint: its best score and stage are saved with it

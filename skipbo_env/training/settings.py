@@ -243,6 +243,10 @@ class TrainConfig(YamlConfig):
     exactly for a fixed value. More than 1 pays with ``vec_env: batched`` and ``ppo.policy: scorer``."""
     reward_shaping: bool = False
     """The env's documented shaping switch (small reward per own stock card played)."""
+    pipeline: bool = False
+    """Collect each rollout in a second process while PPO updates on the previous one (needs
+    ``vec_env: batched``; :mod:`skipbo_env.training.pipeline`): both cores work, and every rollout
+    but the first is played by the policy one update older than the one its update starts from."""
     checkpoint_every: int = 20_000
     """Steps between atomic checkpoints of the latest model (a kill loses at most this many)."""
     game: GameConfig = field(default_factory=GameConfig)
@@ -278,6 +282,9 @@ class TrainConfig(YamlConfig):
         check_threads("threads", self.threads)
         check_ray("ray", self.ray)
         positive("checkpoint_every", self.checkpoint_every)
+        if self.pipeline and self.vec_env != "batched":
+            raise ConfigError("pipeline", f"collects rollouts in the batched engine: it needs vec_env batched, "
+                                          f"got {show(self.vec_env)}")
         if self.init_from is not None and self.init_from not in SHIPPED and not self.init_from.endswith(".safetensors"):
             # the file itself is read (and checked) when a new run starts: a resume does not need it
             raise ConfigError("init_from", f"must be a shipped agent ({', '.join(sorted(SHIPPED))}) or a "

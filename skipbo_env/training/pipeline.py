@@ -1,0 +1,242 @@
+"""PPO with its rollouts on a second core (``pipeline: true``): the next rollout is collected while
+the updates run on the last one.
+
+The plain loop (sb3's ``learn``) alternates: collect a rollout with the current policy, update,
+collect again. With ``pipeline: true`` a worker process owns the batched training games and a copy
+of the policy. At each iteration the learner takes the rollout the worker has just finished, sends
+it the policy it holds now, and runs the PPO updates on that rollout while the worker collects the
+next one with those weights. So every rollout but the first is played by the policy one update
+older than the one its update starts from; PPO's ratio is taken against the log-probabilities the
+rollout was played with, so the clipped objective bounds the change from the policy that played,
+as it does in the plain loop (one update further from it).
+
+A run stays deterministic: the order of the exchanges is fixed, and the worker seeds its own torch
+generator (the actions it samples) from the run seed and the step count, as the environments are.
+The opponents are drawn in the worker at every rollout start from the weights the learner sends
+with the policy (:class:`~skipbo_env.training.opponents.BatchedOpponents`, seeded as the plain loop's),
+so a curriculum promotion or a new self-play snapshot applies from the rollout after next.
+The trainer's events (evaluations, checkpoints, snapshots) happen between rollouts, where the step
+count has passed their mark.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3.common.callbacks import BaseCallback
+
+from .envs import make_vec_env
+from .opponents import BatchedOpponents
+from .settings import TrainConfig
+
+__all__ = ["RolloutWorker", "WorkerError", "learn_pipelined"]
+
+
+class WorkerError(RuntimeError):
+    """The rollout worker failed; the message holds its traceback."""
+
+
+@dataclass
+class Rollout:
+    """One rollout as the worker played it: per step and game, what sb3's buffer stores."""
+
+    observations: np.ndarray  # (n_steps, n_envs, obs_dim) float32
+    actions: np.ndarray  # (n_steps, n_envs) int64
+    rewards: np.ndarray  # (n_steps, n_envs) float32, truncated games' last reward bootstrapped
+    episode_starts: np.ndarray  # (n_steps, n_envs) bool
+    values: np.ndarray  # (n_steps, n_envs) float32
+    log_probs: np.ndarray  # (n_steps, n_envs) float32
+    action_masks: np.ndarray  # (n_steps, n_envs, n_actions) bool
+    last_values: np.ndarray  # (n_envs,) float32: the value of the observation after the last step
+    last_dones: np.ndarray  # (n_envs,) bool
+    episodes: list[dict[str, Any]]  # VecMonitor's "episode" entries of the games that ended
+
+
+def _no_schedule(_progress: float) -> float:
+    """The worker's policy copy never steps its optimizer."""
+    return 0.0
+
+
+def _policy_recipe(model: MaskablePPO) -> tuple[type, dict[str, Any]]:
+    """The class and constructor arguments that rebuild ``model``'s policy in another process."""
+    kwargs = dict(model.policy._get_constructor_parameters())
+    kwargs["lr_schedule"] = _no_schedule  # sb3 puts a bound method here: it would pickle the whole policy
+    return type(model.policy), kwargs
+
+
+class RolloutWorker:
+    """A process that plays the run's batched training games with a copy of the policy.
+
+    :meth:`request` sends the policy's weights and the opponent draw weights and returns at once;
+    :meth:`receive` waits for that rollout. One request at a time.
+    """
+
+    def __init__(self, cfg: TrainConfig, model: MaskablePPO, seed: int) -> None:
+        policy_class, policy_kwargs = _policy_recipe(model)
+        ctx = get_context("spawn")  # the learner holds torch threads; a fork could inherit their locks
+        self._conn, child = ctx.Pipe()
+        self._process = ctx.Process(
+            target=_worker_main, args=(child, cfg.to_dict(), seed, policy_class, policy_kwargs),
+            name="skipbo-rollout-worker", daemon=True)
+        self._process.start()
+        child.close()
+        self._pending = False
+
+    def request(self, policy: torch.nn.Module, weights: dict[str, float]) -> None:
+        """Start the next rollout with ``policy``'s current weights (copied now) and these opponent weights."""
+        assert not self._pending, "one rollout at a time"
+        state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+        self._conn.send(("collect", state, dict(weights)))
+        self._pending = True
+
+    def receive(self) -> Rollout:
+        """The requested rollout (waits for it). Raises :class:`WorkerError` if the worker failed or died."""
+        assert self._pending, "no rollout requested"
+        self._pending = False
+        try:
+            kind, payload = self._conn.recv()
+        except (EOFError, OSError) as exc:
+            raise WorkerError(f"the rollout worker ended without its rollout (exit code {self._process.exitcode})") from exc
+        if kind == "error":
+            raise WorkerError(f"the rollout worker failed:\n{payload}")
+        return payload
+
+    def close(self) -> None:
+        """Stop the worker (a rollout in flight is dropped)."""
+        try:
+            self._conn.send(("stop", None, None))
+        except (OSError, ValueError):
+            pass
+        self._process.join(timeout=10)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._conn.close()
+
+
+def _worker_main(conn: Any, cfg_dict: dict[str, Any], seed: int, policy_class: type,
+                 policy_kwargs: dict[str, Any]) -> None:
+    try:
+        torch.set_num_threads(1)
+        torch.manual_seed(seed)  # the actions the worker samples
+        cfg = TrainConfig.from_dict(cfg_dict)
+        venv = make_vec_env(cfg, {}, seed)
+        opponents = BatchedOpponents(cfg, seed)
+        policy = policy_class(**policy_kwargs)
+        policy.set_training_mode(False)
+        obs = venv.reset()
+        starts = np.ones(venv.num_envs, dtype=bool)
+    except BaseException:  # noqa: BLE001 - reported to the learner, which raises it
+        conn.send(("error", traceback.format_exc()))
+        return
+    while True:
+        try:
+            kind, state, weights = conn.recv()
+        except (EOFError, OSError):
+            return
+        if kind != "collect":
+            return
+        try:
+            policy.load_state_dict(state)
+            opponents.draws.set_weights(weights)
+            opponents.draw(venv)
+            rollout, obs, starts = _collect(venv, policy, obs, starts, cfg.ppo.n_steps, cfg.ppo.gamma)
+            conn.send(("rollout", rollout))
+        except BaseException:  # noqa: BLE001
+            conn.send(("error", traceback.format_exc()))
+            return
+
+
+def _collect(venv: Any, policy: Any, obs: np.ndarray, starts: np.ndarray, n_steps: int,
+             gamma: float) -> tuple[Rollout, np.ndarray, np.ndarray]:
+    """sb3-contrib's ``MaskablePPO.collect_rollouts`` without the buffer and callbacks."""
+    n = venv.num_envs
+    observations = np.empty((n_steps, n, *obs.shape[1:]), np.float32)
+    actions = np.empty((n_steps, n), np.int64)
+    rewards = np.empty((n_steps, n), np.float32)
+    episode_starts = np.empty((n_steps, n), bool)
+    values = np.empty((n_steps, n), np.float32)
+    log_probs = np.empty((n_steps, n), np.float32)
+    masks_out: np.ndarray | None = None
+    episodes: list[dict[str, Any]] = []
+    dones = starts
+    for step in range(n_steps):
+        masks = get_action_masks(venv)
+        with torch.no_grad():
+            act, value, log_prob = policy(torch.as_tensor(obs), action_masks=masks)
+        act_np = act.numpy()
+        new_obs, reward, dones, infos = venv.step(act_np)
+        reward = reward.astype(np.float32, copy=True)
+        for i, done in enumerate(dones):
+            info = infos[i]
+            if done and info.get("terminal_observation") is not None and info.get("TimeLimit.truncated", False):
+                terminal = torch.as_tensor(info["terminal_observation"]).reshape(1, -1)
+                with torch.no_grad():
+                    reward[i] += gamma * float(policy.predict_values(terminal)[0, 0])
+            if "episode" in info:
+                episodes.append(info["episode"])
+        if masks_out is None:
+            masks_out = np.empty((n_steps, n, masks.shape[-1]), bool)
+        observations[step], actions[step], rewards[step] = obs, act_np, reward
+        episode_starts[step], masks_out[step] = starts, masks
+        values[step], log_probs[step] = value.numpy().reshape(-1), log_prob.numpy().reshape(-1)
+        obs, starts = new_obs, dones
+    with torch.no_grad():
+        last = policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1).astype(np.float32)
+    assert masks_out is not None  # n_steps >= 1 (PPOSettings)
+    rollout = Rollout(observations, actions, rewards, episode_starts, values, log_probs, masks_out,
+                      last, np.asarray(dones, bool), episodes)
+    return rollout, obs, np.asarray(dones, bool)
+
+
+def _fill_buffer(model: MaskablePPO, rollout: Rollout) -> None:
+    """Put ``rollout`` in the model's buffer and compute its returns and advantages."""
+    buffer = model.rollout_buffer
+    buffer.reset()
+    for t in range(rollout.actions.shape[0]):
+        buffer.add(rollout.observations[t], rollout.actions[t].reshape(-1, 1), rollout.rewards[t],
+                   rollout.episode_starts[t], torch.as_tensor(rollout.values[t]).reshape(-1, 1),
+                   torch.as_tensor(rollout.log_probs[t]), action_masks=rollout.action_masks[t])
+    buffer.compute_returns_and_advantage(last_values=torch.as_tensor(rollout.last_values).reshape(-1, 1),
+                                         dones=rollout.last_dones)
+
+
+def learn_pipelined(model: MaskablePPO, cfg: TrainConfig, seed: int, remaining: int, callback: BaseCallback,
+                    weights: Any) -> None:
+    """Train ``model`` for ``remaining`` more steps with a :class:`RolloutWorker` (see the module docstring).
+
+    ``weights()`` gives the opponent draw weights in force (read at every request); ``callback`` sees
+    one ``on_step`` per rollout, after the step count has grown by the rollout's size.
+    """
+    total, callback = model._setup_learn(remaining, callback, reset_num_timesteps=False, tb_log_name="MaskablePPO")
+    callback.on_training_start(locals(), globals())
+    per_rollout = cfg.ppo.n_steps * cfg.n_envs
+    rollouts = -(-(total - model.num_timesteps) // per_rollout)  # as many as the plain loop collects
+    worker = RolloutWorker(cfg, model, seed)
+    try:
+        requested, iteration = 1, 0
+        worker.request(model.policy, weights())
+        while iteration < rollouts:
+            rollout = worker.receive()
+            if requested < rollouts:  # the next rollout, played while this one trains the policy
+                worker.request(model.policy, weights())
+                requested += 1
+            _fill_buffer(model, rollout)
+            model.num_timesteps += per_rollout
+            model.ep_info_buffer.extend(rollout.episodes)
+            iteration += 1
+            if not callback.on_step():
+                break
+            model._update_current_progress_remaining(model.num_timesteps, total)
+            model.dump_logs(iteration)
+            model.train()
+    finally:
+        worker.close()
+    callback.on_training_end()
