@@ -10,10 +10,12 @@ time and steps/s of every run, the best of each tree and their ratio, as a markd
 
     python benchmarks/bench_train_loop.py [--reference REV] [--steps 32768] [--eval-every N] [--repeats 2]
         [--config configs/default.yaml] [--set threads=1 --set eval.workers=1 ...]
+        [--variant 'pipeline=true' --variant 'pipeline=true threads=2' ...]
 
 ``--reference`` is any git revision (a worktree of it is made in a temporary folder and
 removed after); ``--set KEY=VALUE`` adds a ``--KEY VALUE`` override of ``train.py`` to the
-runs of this code only, for recipe settings the reference did not have or did not use.
+runs of this code only, for recipe settings the reference did not have or did not use; each
+``--variant`` adds one more row of this code with further overrides, in the same run.
 Needs a git checkout of the repository and the ``train`` extra.
 """
 
@@ -57,6 +59,17 @@ def timed_run(tree: Path, config: str, steps: int, every: int, extra: list[str])
     return float(next(line.split()[1] for line in done.stdout.splitlines() if line.startswith("WALL")))
 
 
+def overrides(items: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``train.py`` options of ``KEY=VALUE`` items (``--KEY VALUE`` each)."""
+    extra: list[str] = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"an override takes KEY=VALUE, got {item!r}")
+        extra += [f"--{key}", value]
+    return extra
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", default=DEFAULT_REFERENCE, help="git revision to compare with")
@@ -66,20 +79,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a train.py override for this code's runs only (repeatable)")
+    parser.add_argument("--variant", action="append", default=[], metavar="'KEY=VALUE ...'",
+                        help="one more row of this code: the --set overrides plus these (repeatable)")
     args = parser.parse_args()
     every = args.eval_every or args.steps // 2
-    extra: list[str] = []
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            parser.error(f"--set takes KEY=VALUE, got {item!r}")
-        extra += [f"--{key}", value]
+    extra = overrides(args.set, parser)
+    rows = [extra] + [extra + overrides(v.split(), parser) for v in args.variant]
     with tempfile.TemporaryDirectory() as tmp:
         ref_tree = Path(tmp) / "reference"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(ref_tree), args.reference],
                        check=True, capture_output=True)
         try:
-            trees = {"reference": (ref_tree, []), "this code": (ROOT, extra)}
+            trees = {"reference": (ref_tree, [])}
+            for i, more in enumerate(rows):
+                trees["this code" if i == 0 else f"this code, variant {i}"] = (ROOT, more)
             for name, (tree, more) in trees.items():
                 print(f"warm-up run ({name}) ...", flush=True)
                 timed_run(tree, args.config, 8192, 4096, more)
@@ -99,10 +112,9 @@ def main() -> None:
           f"{os.cpu_count()} cores, load average at the end {os.getloadavg()[0]:.2f}\n")
     print("| code | overrides | runs (s) | best steps/s | ratio |")
     print("|---|---|---|---:|---:|")
-    for name in walls:
-        over = " ".join(extra) if name == "this code" else "-"
+    for name, (_, more) in trees.items():
         label = f"{name} ({args.reference})" if name == "reference" else name
-        print(f"| {label} | {over or '-'} | {', '.join(f'{w:.1f}' for w in walls[name])} | "
+        print(f"| {label} | {' '.join(more) or '-'} | {', '.join(f'{w:.1f}' for w in walls[name])} | "
               f"{best[name]:,.0f} | {best[name] / best['reference']:.2f}x |")
 
 

@@ -131,7 +131,7 @@ def _worker_main(conn: Any, cfg_dict: dict[str, Any], seed: int, policy_class: t
         opponents = BatchedOpponents(cfg, seed)
         policy = policy_class(**policy_kwargs)
         policy.set_training_mode(False)
-        obs = venv.reset()
+        obs = np.asarray(venv.reset())  # a Box observation space: one array
         starts = np.ones(venv.num_envs, dtype=bool)
     except BaseException:  # noqa: BLE001 - reported to the learner, which raises it
         conn.send(("error", traceback.format_exc()))
@@ -230,6 +230,7 @@ def learn_pipelined(model: MaskablePPO, cfg: TrainConfig, seed: int, remaining: 
                 requested += 1
             _fill_buffer(model, rollout)
             model.num_timesteps += per_rollout
+            assert model.ep_info_buffer is not None  # made by _setup_learn
             model.ep_info_buffer.extend(rollout.episodes)
             iteration += 1
             if not callback.on_step():
