@@ -170,3 +170,30 @@ def assert_same_legal_demonstrations(one, two, other) -> None:
         assert np.array_equal(getattr(one, name), getattr(two, name)), name
     assert one.masks[np.arange(len(one.actions)), one.actions].all()  # every label is a legal move
     assert len(other.actions) != len(one.actions) or not np.array_equal(other.actions, one.actions)
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (scanning /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")

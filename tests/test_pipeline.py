@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import csv
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from support import tiny_config
+import yaml
+from support import alive, descendants, tiny_config
 
 from skipbo_env.rules import ConfigError
 from skipbo_env.training.checkpoints import load_latest
@@ -19,6 +25,7 @@ from skipbo_env.training.run import train as run_training
 from skipbo_env.training.settings import TrainConfig
 
 pytest.importorskip("numba")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pipelined(tmp_path: Path, **changes) -> dict:
@@ -111,3 +118,40 @@ def test_a_failing_worker_is_an_error_with_its_traceback(tmp_path):
     finally:
         worker.close()
         venv.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_rollout_worker_dies_with_a_killed_run(tmp_path):
+    data = pipelined(tmp_path, total_timesteps=10_000_000, checkpoint_every=1_000_000)
+    data["eval"] = dict(data["eval"], every=10_000_000, agents=["random"], best_against="random")
+    config = tmp_path / "long.yaml"
+    config.write_text(yaml.safe_dump(data))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    proc = subprocess.Popen([sys.executable, "train.py", "--config", str(config), "--no-progress"], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    below: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            below = descendants(proc.pid)
+            if any(b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes() for p in below if alive(p)):
+                break
+            assert proc.poll() is None, "the run ended before its worker started"
+            time.sleep(0.1)
+        else:
+            pytest.fail("no rollout worker in time")
+        time.sleep(2.0)  # rollouts and updates under way
+        below = descendants(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(alive(p) for p in below):
+            time.sleep(0.1)
+        assert not [p for p in below if alive(p)], "processes of the killed run live on"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in below:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -28,7 +28,7 @@ from skipbo_env.rules import ConfigError
 
 pytest.importorskip("torch")
 
-from support import TINY_TURN_RECIPE, TINY_VALUE_RECIPE  # noqa: E402
+from support import TINY_TURN_RECIPE, TINY_VALUE_RECIPE, alive, descendants  # noqa: E402
 
 from skipbo_env.training import commands  # noqa: E402 - after the torch check
 from skipbo_env.training.fitting import FitPlan, fit_mlp  # noqa: E402
@@ -309,32 +309,6 @@ def test_temporary_files_of_a_killed_run_are_removed_at_start(value_run):
         path.write_bytes(b"half a file")
     assert value_run.main() == 0
     assert not any(path.exists() for path in leftovers)
-
-
-def descendants(pid: int) -> set[int]:
-    """The processes below ``pid`` (scanning /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -121,6 +121,15 @@ class RolloutWorker:
         self._conn.close()
 
 
+def _send(conn: Any, message: tuple[str, Any]) -> bool:
+    """Send ``message`` to the learner; False when the learner is gone (the worker then ends)."""
+    try:
+        conn.send(message)
+    except (OSError, ValueError):  # a closed pipe: the learner ended or was killed
+        return False
+    return True
+
+
 def _worker_main(conn: Any, cfg_dict: dict[str, Any], seed: int, policy_class: type,
                  policy_kwargs: dict[str, Any]) -> None:
     try:
@@ -134,12 +143,12 @@ def _worker_main(conn: Any, cfg_dict: dict[str, Any], seed: int, policy_class: t
         obs = np.asarray(venv.reset())  # a Box observation space: one array
         starts = np.ones(venv.num_envs, dtype=bool)
     except BaseException:  # noqa: BLE001 - reported to the learner, which raises it
-        conn.send(("error", traceback.format_exc()))
+        _send(conn, ("error", traceback.format_exc()))
         return
     while True:
         try:
             kind, state, weights = conn.recv()
-        except (EOFError, OSError):
+        except (EOFError, OSError):  # the learner ended or was killed
             return
         if kind != "collect":
             return
@@ -148,9 +157,10 @@ def _worker_main(conn: Any, cfg_dict: dict[str, Any], seed: int, policy_class: t
             opponents.draws.set_weights(weights)
             opponents.draw(venv)
             rollout, obs, starts = _collect(venv, policy, obs, starts, cfg.ppo.n_steps, cfg.ppo.gamma)
-            conn.send(("rollout", rollout))
         except BaseException:  # noqa: BLE001
-            conn.send(("error", traceback.format_exc()))
+            _send(conn, ("error", traceback.format_exc()))
+            return
+        if not _send(conn, ("rollout", rollout)):
             return
 
 
