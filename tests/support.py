@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import gymnasium
@@ -197,3 +201,44 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state not in ("Z", "X")
+
+
+def kill_when_workers_run(proc: subprocess.Popen, workers: int, busy: float, what: str) -> None:
+    """SIGKILL ``proc`` once ``workers`` spawned worker processes run below it (and ``busy`` seconds
+    more), then fail unless every process below it ends within 20 s; ``what`` names the run."""
+    import pytest
+
+    below: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            below = descendants(proc.pid)
+            running = [p for p in below if alive(p) and b"spawn_main" in _cmdline(p)]
+            if len(running) >= workers:
+                break
+            assert proc.poll() is None, f"the {what} ended before its workers started"
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"no workers of the {what} in time")
+        time.sleep(busy)
+        below = descendants(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(alive(p) for p in below):
+            time.sleep(0.1)
+        assert not [p for p in below if alive(p)], f"processes of the killed {what} live on"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in below:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import csv
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 import yaml
-from support import alive, descendants, tiny_config
+from support import kill_when_workers_run, tiny_config
 
 from skipbo_env.rules import ConfigError
 from skipbo_env.training.checkpoints import load_latest
@@ -129,29 +127,4 @@ def test_the_rollout_worker_dies_with_a_killed_run(tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     proc = subprocess.Popen([sys.executable, "train.py", "--config", str(config), "--no-progress"], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    below: set[int] = set()
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            below = descendants(proc.pid)
-            if any(b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes() for p in below if alive(p)):
-                break
-            assert proc.poll() is None, "the run ended before its worker started"
-            time.sleep(0.1)
-        else:
-            pytest.fail("no rollout worker in time")
-        time.sleep(2.0)  # rollouts and updates under way
-        below = descendants(proc.pid)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and any(alive(p) for p in below):
-            time.sleep(0.1)
-        assert not [p for p in below if alive(p)], "processes of the killed run live on"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in below:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+    kill_when_workers_run(proc, workers=1, busy=2.0, what="run")  # rollouts and updates under way

@@ -14,10 +14,8 @@ import fcntl
 import io
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -28,7 +26,7 @@ from skipbo_env.rules import ConfigError
 
 pytest.importorskip("torch")
 
-from support import TINY_TURN_RECIPE, TINY_VALUE_RECIPE, alive, descendants  # noqa: E402
+from support import TINY_TURN_RECIPE, TINY_VALUE_RECIPE, kill_when_workers_run  # noqa: E402
 
 from skipbo_env.training import commands  # noqa: E402 - after the torch check
 from skipbo_env.training.fitting import FitPlan, fit_mlp  # noqa: E402
@@ -317,33 +315,7 @@ def test_shard_workers_die_with_a_killed_recipe(tmp_path):
     config.write_text(TINY_VALUE_RECIPE.format(runs=tmp_path / "runs", games=5000, workers=2))
     proc = subprocess.Popen([sys.executable, "train.py", "--config", str(config), "--no-progress"], cwd=ROOT, env=ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    below: set[int] = set()
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            below = descendants(proc.pid)
-            workers = [p for p in below if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
-            if len(workers) >= 2:
-                break
-            assert proc.poll() is None, "the recipe ended before its workers started"
-            time.sleep(0.1)
-        else:
-            pytest.fail("no workers in time")
-        time.sleep(1.0)  # the workers are busy playing their shards
-        below = descendants(proc.pid)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and any(alive(p) for p in below):
-            time.sleep(0.1)
-        assert not [p for p in below if alive(p)], "processes of the killed recipe live on"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in below:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+    kill_when_workers_run(proc, workers=2, busy=1.0, what="recipe")  # the workers are busy playing their shards
     shutil.rmtree(tmp_path / "runs", ignore_errors=True)
 
 
