@@ -458,6 +458,6 @@ def test_settings_are_validated_when_built_and_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.worlds = 5
     six = settings.for_table(GameConfig(num_players=6))
-    assert (six.worlds, six.depth, six.value, six.net_opponents) == (4, 1, 33.0, 0.0)
+    assert (six.worlds, six.depth, six.value, six.net_opponents) == (4, 1, 36.0, 0.0)
     with pytest.raises(TypeError, match="settings must be SearchSettings"):
         SearchAgent(GameConfig(), 0, {"worlds": 4})

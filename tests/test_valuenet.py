@@ -103,14 +103,14 @@ def test_shipped_value_network_is_the_6_player_search_default():
     net = load_value_net(path, SIX)
     assert net.description["provenance"]["recipe"] == "value"
     agent = _search(SIX, worlds=2, candidates=2)
-    assert agent.settings.depth == 1 and agent.settings.value == DEFAULT_VALUES[6] == 33.0 and agent.value_net == path
+    assert agent.settings.depth == 1 and agent.settings.value == DEFAULT_VALUES[6] == 36.0 and agent.value_net == path
     assert _search(GameConfig(num_players=4), worlds=2, candidates=2).settings.value == 0.0  # no network for 4 players
     # the shipped network reads the classic game: a variant searches without it unless told
     short = GameConfig(num_players=6, short_game=True)
     assert _search(short, worlds=2, candidates=2).settings.value == 0.0
     with pytest.raises(CheckpointError, match="made for"):
         _search(short, worlds=2, candidates=2, value_net=path)
-    assert _search(GameConfig(num_players=6, first_player=2), worlds=2, candidates=2).settings.value == 33.0
+    assert _search(GameConfig(num_players=6, first_player=2), worlds=2, candidates=2).settings.value == 36.0
     # a value network reads any seat's turn start, so it may score after the next seat's turn alone;
     # an agent's value head may not
     from skipbo_env.agents.registry import shipped_agent_path

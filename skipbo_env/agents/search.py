@@ -88,12 +88,12 @@ DEFAULT_REACH = 1.0
 """Weight (stock cards) of the own side's chance, at the horizon, to reach its stock top in the coming turn."""
 DEFAULT_REACH_Q = 0.3
 """For ``reach``: the chance that an unseen card supplies one of the own side's missing numbers."""
-DEFAULT_VALUES = {2: 12.0, 6: 33.0}
+DEFAULT_VALUES = {2: 12.0, 6: 36.0}
 """Weight (stock cards per unit) of the learned value at the horizon by default, per number of
 players (games without partners), where :data:`VALUE_NETS` has a network; 0 elsewhere. In the
 2-player game ``ppo-2p``'s value head, weighed 12; at 6 players the win chance of ``value-6p``,
-weighed 33: one own stock card less raises that chance by about 0.03 on held-out positions, so
-33 makes a stock card worth as much through the value as through the stock race."""
+weighed 36: one own stock card less raises that chance by 0.0278 on held-out positions, so
+36 (1 / 0.0278) makes a stock card worth as much through the value as through the stock race."""
 DEFAULT_VALUE = DEFAULT_VALUES[2]
 """The 2-player default weight (:data:`DEFAULT_VALUES`)."""
 VALUE_NETS = {2: "ppo-2p", 6: "value-6p"}
