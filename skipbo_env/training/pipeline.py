@@ -22,6 +22,7 @@ count has passed their mark.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
@@ -219,7 +220,7 @@ def _fill_buffer(model: MaskablePPO, rollout: Rollout) -> None:
 
 
 def learn_pipelined(model: MaskablePPO, cfg: TrainConfig, seed: int, remaining: int, callback: BaseCallback,
-                    weights: Any) -> None:
+                    weights: Callable[[], dict[str, float]]) -> None:
     """Train ``model`` for ``remaining`` more steps with a :class:`RolloutWorker` (see the module docstring).
 
     ``weights()`` gives the opponent draw weights in force (read at every request); ``callback`` sees
