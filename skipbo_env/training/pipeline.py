@@ -93,6 +93,8 @@ class RolloutWorker:
     def request(self, policy: torch.nn.Module, weights: dict[str, float]) -> None:
         """Start the next rollout with ``policy``'s current weights (copied now) and these opponent weights."""
         assert not self._pending, "one rollout at a time"
+        # A copy: torch sends tensors through a multiprocessing pipe as shared memory, so the worker
+        # would otherwise read the live parameters while the learner's updates change them.
         state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
         self._conn.send(("collect", state, dict(weights)))
         self._pending = True
