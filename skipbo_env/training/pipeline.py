@@ -177,7 +177,7 @@ def _collect(venv: Any, policy: Any, obs: np.ndarray, starts: np.ndarray, n_step
     episode_starts = np.empty((n_steps, n), bool)
     values = np.empty((n_steps, n), np.float32)
     log_probs = np.empty((n_steps, n), np.float32)
-    masks_out: np.ndarray | None = None
+    masks_out = np.empty((n_steps, n, int(venv.action_space.n)), bool)
     episodes: list[dict[str, Any]] = []
     dones = starts
     for step in range(n_steps):
@@ -195,15 +195,12 @@ def _collect(venv: Any, policy: Any, obs: np.ndarray, starts: np.ndarray, n_step
                     reward[i] += gamma * float(policy.predict_values(terminal)[0, 0])
             if "episode" in info:
                 episodes.append(info["episode"])
-        if masks_out is None:
-            masks_out = np.empty((n_steps, n, masks.shape[-1]), bool)
         observations[step], actions[step], rewards[step] = obs, act_np, reward
         episode_starts[step], masks_out[step] = starts, masks
         values[step], log_probs[step] = value.numpy().reshape(-1), log_prob.numpy().reshape(-1)
         obs, starts = new_obs, dones
     with torch.no_grad():
         last = policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1).astype(np.float32)
-    assert masks_out is not None  # n_steps >= 1 (PPOSettings)
     rollout = Rollout(observations, actions, rewards, episode_starts, values, log_probs, masks_out,
                       last, np.asarray(dones, bool), episodes)
     return rollout, obs, np.asarray(dones, bool)
