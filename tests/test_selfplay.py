@@ -79,3 +79,22 @@ def test_zero_recipe_plays_only_its_own_snapshots_repeats_and_resumes(tmp_path, 
     assert resumed["timesteps"] >= summary["timesteps"] + 128  # whole rollouts of 8 games x 32 steps
     _, state = load_latest(run_dir)
     assert state.pool and all(Path(p).is_file() for p in state.pool)
+
+
+def test_self_play_turned_on_at_resume_snapshots_on_its_own_schedule(tmp_path):
+    """A run trained against a scripted mix and resumed with self-play on: the snapshot schedule, left far
+    behind by the first session, fires once and then every ``selfplay_every`` steps (not once a rollout
+    while it catches up)."""
+    cfg = tiny_zero(tmp_path, **{"total_timesteps": 1024, "opponents.selfplay_weight": 0.0,
+                                 "opponents.mix": {"greedy": 1}, "eval.every": 100_000})
+    summary = run_training(cfg, progress=False)
+    run_dir = Path(summary["run_dir"])
+    assert summary["timesteps"] == 1024 and not (run_dir / "pool").exists()
+    overrides = {"total_timesteps": 2048, "opponents.selfplay_weight": 0.5, "opponents.selfplay_every": 512}
+    run_training(load_run_config(run_dir, overrides), resume_dir=run_dir, progress=False)
+    # the first step of 8 games after 1024 finds the snapshot due since 128: one snapshot, then at
+    # 128 + 512k: the steps of 8 that reach 1152 and 1664
+    pool = sorted(p.name for p in (run_dir / "pool").glob("snapshot_*.zip"))
+    assert pool == ["snapshot_0000001032.zip", "snapshot_0000001152.zip", "snapshot_0000001664.zip"]
+    _, state = load_latest(run_dir)
+    assert state.next_snapshot == 2176

@@ -139,6 +139,15 @@ def load_initial_weights(model: MaskablePPO, cfg: TrainConfig) -> None:
 
 
 # ============================================================== the run
+
+def _next_due(due: int, every: int, timesteps: int) -> int:
+    """The next step count at which an event repeating ``every`` steps fires, after one fired at
+    ``timesteps`` (due at ``due``): ``due + every``, or the first multiple past ``timesteps`` when the
+    schedule had fallen behind (a resumed run that turns self-play on or shortens an interval fires
+    once, not once a rollout until it catches up)."""
+    return due + every * ((timesteps - due) // every + 1)
+
+
 class Trainer:
     """Owns one run folder; :meth:`run` trains until ``total_timesteps``."""
 
@@ -324,12 +333,12 @@ class Trainer:
         st, cfg = self.state, self.cfg
         if cfg.opponents.selfplay_weight > 0 and timesteps >= st.next_snapshot:
             self._snapshot(timesteps)
-            st.next_snapshot += cfg.opponents.selfplay_every
+            st.next_snapshot = _next_due(st.next_snapshot, cfg.opponents.selfplay_every, timesteps)
         if timesteps >= st.next_eval:
             self._evaluate()
-            st.next_eval += cfg.eval.every
-        if timesteps >= st.next_checkpoint:
-            st.next_checkpoint += cfg.checkpoint_every  # before saving: the saved state points at the next one
+            st.next_eval = _next_due(st.next_eval, cfg.eval.every, timesteps)
+        if timesteps >= st.next_checkpoint:  # before saving: the saved state points at the next one
+            st.next_checkpoint = _next_due(st.next_checkpoint, cfg.checkpoint_every, timesteps)
             self._checkpoint()
 
     def _checkpoint(self) -> None:
