@@ -77,7 +77,8 @@ def test_every_shipped_config_loads_as_its_recipes_settings():
         ({"pretrain": {"workers": 0}}, "pretrain.workers"),
         ({"pretrain": {"teacher": "search:0"}}, "pretrain.teacher"),
         ({"pretrain": {"teacher": "search:4:2:1"}}, "pretrain.teacher"),
-        ({"pretrain": {"teacher": "searcher"}}, "opponents"),
+        ({"pretrain": {"teacher": "searcher"}}, "pretrain.teacher"),
+        ({"pretrain": {"teacher": "heuristic", "opponents": {"ppo-2p": 1}}}, "pretrain.opponents"),
         ({"bogus": 1}, "bogus"),
         ({"eval": {"best_against": "heuristic", "agents": ["random"]}}, "eval.best_against"),
         ({"opponents": {"mix": {"nobody": 1}}}, "opponents"),
@@ -277,6 +278,45 @@ def test_batched_vec_env_trains_with_self_play_snapshots(tmp_path):
     assert summary["timesteps"] >= 256
     assert (run_dir / "best.zip").is_file()
     assert list((run_dir / "pool").glob("snapshot_*.zip"))
+
+
+@pytest.mark.parametrize("vec_env", ["dummy", "batched"])
+def test_trained_agents_sit_as_opponents_and_yardsticks(tmp_path, vec_env, monkeypatch):
+    """opponents.mix and eval.agents may name a shipped agent (ppo-2p) or an exported agent file: the
+    learner plays them (loaded once, played as the network decides) and is evaluated against them."""
+    first = Path(run_training(TrainConfig.from_dict(tiny(tmp_path, total_timesteps=128)), progress=False)["run_dir"])
+    exported = str(tmp_path / "first.safetensors")
+    assert train.main(["--export", str(first / "latest.zip"), exported, "--allow-pickle"]) == 0
+    from skipbo_env.agents import PPOAgent
+    from skipbo_env.training import opponents
+
+    drawn: list = []
+    draw = opponents.OpponentDraws.draw
+
+    def record(self, rng):
+        picks = draw(self, rng)
+        drawn.extend(picks)
+        return picks
+
+    monkeypatch.setattr(opponents.OpponentDraws, "draw", record)
+    data = tiny(tmp_path, name="second", vec_env=vec_env, n_envs=4, total_timesteps=512)
+    data["ppo"] = dict(data["ppo"], n_steps=16)  # eight rollouts: the batched engine draws once a rollout
+    data["opponents"] = {"mix": {"ppo-2p": 1, exported: 1}}
+    data["eval"] = dict(data["eval"], agents=["ppo-2p", exported], best_against=exported)
+    summary = run_training(TrainConfig.from_dict(data), progress=False)
+    assert all(isinstance(agent, PPOAgent) for agent in drawn)
+    assert {agent.path.name for agent in drawn} == {"ppo_2p_default.safetensors", "first.safetensors"}
+    assert {row["opponent"] for row in rows(Path(summary["run_dir"]))} == {"ppo-2p", exported}
+
+
+def test_a_trained_opponent_for_another_game_is_refused_by_name(tmp_path):
+    data = tiny(tmp_path, game={"num_players": 3, "stock_size": 5, "turn_limit": 120})
+    data["opponents"] = {"mix": {"ppo-2p": 1}}
+    data["eval"] = dict(data["eval"], games=3)
+    with pytest.raises(ConfigError, match=r"^opponents.*ppo-2p"):
+        run_training(TrainConfig.from_dict(data), progress=False)
+    with pytest.raises(ConfigError, match=r"^opponents: unknown agent 'nobody'.*\.safetensors agent files"):
+        TrainConfig.from_dict(dict(data, opponents={"mix": {"nobody": 1}}))
 
 
 def test_behaviour_cloning_comes_before_ppo_and_is_evaluated_at_step_0(tmp_path):

@@ -1,6 +1,7 @@
 """Who the learner plays against: the draw weights of a run and the draws themselves.
 
-A weight key is a scripted agent name (:data:`skipbo_env.bots.BOTS`) or the
+A weight key is a scripted agent name (:data:`skipbo_env.bots.BOTS`), a trained
+agent (a shipped one such as ``turn-2p``, or a ``.safetensors`` agent file) or the
 path of a MaskablePPO snapshot of the learner (self-play). The weights come
 from the configuration's mix, or the current curriculum stage, plus the
 self-play pool (:func:`opponent_weights`); each env process draws its
@@ -18,9 +19,10 @@ import numpy as np
 
 from ..agents import PPOAgent, is_checkpoint_spec
 from ..bots import BOTS
+from ..episode import load_opponent
 from ..rules import ConfigError, GameConfig
 from .checkpoints import TrainState
-from .settings import TrainConfig
+from .settings import TrainConfig, is_trained_opponent
 
 
 def opponent_weights(cfg: TrainConfig, state: TrainState) -> dict[str, float]:
@@ -46,8 +48,10 @@ class OpponentDraws:
     """Weighted opponent draws shared by both training paths.
 
     A scripted name is passed on as the name (so the env builds and reseeds
-    the agent); a snapshot path is loaded once and cached as a
-    :class:`~skipbo_env.agents.PPOAgent`.
+    the agent); a trained agent (shipped name or agent file) is loaded once,
+    when the weights first name it (so a file that does not play the run's
+    game fails then, naming it), a snapshot path when first drawn; both are
+    cached.
     """
 
     def __init__(self, config: GameConfig, weights: Mapping[str, float]) -> None:
@@ -60,6 +64,9 @@ class OpponentDraws:
         w = np.asarray([float(weights[s]) for s in specs], dtype=np.float64)
         if not specs or (w < 0).any() or w.sum() <= 0:
             raise ConfigError("opponents", f"weights must be >= 0 and not all zero, got {dict(weights)}")
+        for spec in specs:
+            if spec not in BOTS and not is_checkpoint_spec(spec):  # snapshots: loaded when first drawn
+                self._agent(spec)
         self._specs, self._probs = specs, w / w.sum()
 
     def draw(self, rng: np.random.Generator) -> list[Any]:
@@ -70,10 +77,13 @@ class OpponentDraws:
     def _agent(self, spec: str) -> Any:
         if spec in BOTS:
             return spec
-        if not is_checkpoint_spec(spec):
-            raise ConfigError("opponents", f"unknown agent {spec!r}")
         if spec not in self._snapshots:
-            self._snapshots[spec] = PPOAgent(spec, self.config, allow_pickle=True)  # the run's own snapshots
+            if is_checkpoint_spec(spec):
+                self._snapshots[spec] = PPOAgent(spec, self.config, allow_pickle=True)  # the run's own snapshots
+            elif is_trained_opponent(spec):
+                self._snapshots[spec] = load_opponent(spec, self.config, 0, seed=0)
+            else:
+                raise ConfigError("opponents", f"unknown agent {spec!r}")
         return self._snapshots[spec]
 
 

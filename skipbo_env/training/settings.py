@@ -22,6 +22,13 @@ from ..rules import ConfigError, GameConfig
 from .settings_io import YamlConfig, set_dotted, show, show_text
 
 
+def is_trained_opponent(name: str) -> bool:
+    """Whether an opponent or evaluation name stands for a trained agent: a shipped one
+    (:data:`~skipbo_env.agents.registry.SHIPPED`) or a ``.safetensors`` agent file (read, and
+    checked against the run's game, when the run first draws or evaluates it)."""
+    return name in SHIPPED or name.endswith(".safetensors")
+
+
 @dataclass(frozen=True)
 class PPOSettings:
     """Hyper-parameters passed to sb3-contrib ``MaskablePPO``."""
@@ -292,8 +299,15 @@ class TrainConfig(YamlConfig):
         names = set(self.opponents.mix) if not self.opponents.curriculum else set()
         for stage in self.opponents.curriculum:
             names |= set(stage.opponents)
+        for name in sorted(names | set(self.eval.agents)):
+            if name not in BOTS and not is_trained_opponent(name):
+                raise ConfigError("opponents", f"unknown agent {show(name)}; known: {', '.join(sorted(BOTS))}, "
+                                               f"the shipped agents ({', '.join(sorted(SHIPPED))}) and "
+                                               f".safetensors agent files")
         if self.pretrain.teacher is not None:
-            names |= set(self.pretrain.opponents)
+            for name in sorted(self.pretrain.opponents):  # the cloning games seat scripted agents only
+                if name not in BOTS:
+                    raise ConfigError("pretrain.opponents", f"unknown agent {show(name)}; known: {', '.join(sorted(BOTS))}")
             if is_search_spec(self.pretrain.teacher):  # the search agent may teach, not play
                 try:
                     parse_search_spec(self.pretrain.teacher)
@@ -304,11 +318,9 @@ class TrainConfig(YamlConfig):
                     raise ConfigError("pretrain.teacher", f"{show(self.pretrain.teacher)} cannot teach: a teacher decides "
                                                           "from the seat's view (a scripted agent, the search agent "
                                                           "or turn-2p)")
-            else:
-                names.add(self.pretrain.teacher)
-        for name in sorted(names | set(self.eval.agents)):
-            if name not in BOTS:  # scripted names only: checkpoints enter through self-play
-                raise ConfigError("opponents", f"unknown agent {show(name)}; known: {', '.join(sorted(BOTS))}")
+            elif self.pretrain.teacher not in BOTS:
+                raise ConfigError("pretrain.teacher", f"unknown agent {show(self.pretrain.teacher)}; known: "
+                                                      f"{', '.join(sorted(BOTS))}, search specs and turn-2p")
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ConfigError(
                 "ppo.batch_size",
