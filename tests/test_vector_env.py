@@ -201,6 +201,33 @@ def test_python_scripted_opponents_by_name():
         check_learner_view(batch)
 
 
+def test_a_view_reading_opponent_plays_each_game_with_its_own_copy():
+    """turn-2p keeps a plan across the moves of a turn: each game gets its own copy (sharing the
+    network), so the plan of one game is not thrown away by the next game's move; the copies are
+    seeded from the batch's seed (same seed, same games)."""
+    from skipbo_env.episode import load_opponent
+
+    config = GameConfig(num_players=2)  # the game turn-2p was made for
+    runs = []
+    for _ in range(2):
+        agent = load_opponent("turn-2p", config, 0, seed=0)
+        batch = LearnerBatch(config, 4, opponents=agent, seed=5)
+        batch.reset()
+        taken = []
+        for _ in range(40):
+            taken.append(batch.engine.random_legal())
+            batch.step(taken[-1])
+            check_learner_view(batch)
+        copies = batch._game_agents
+        assert agent.decisions == 0 and {game for game, _ in copies} == set(range(4))
+        assert len({id(c) for c in copies.values()}) == 4 and all(c.net is agent.net for c in copies.values())
+        searches = sum(c.searches for c in copies.values())
+        decisions = sum(c.decisions for c in copies.values())
+        assert 0 < searches < decisions  # later moves of a planned turn follow the plan
+        runs.append((batch.engine.observations(seats=batch.learner).tobytes(), decisions))
+    assert runs[0] == runs[1]
+
+
 # ------------------------------------------------------------------ Gymnasium
 def test_gymnasium_vector_env():
     from gymnasium.vector import AutoresetMode

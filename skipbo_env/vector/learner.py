@@ -16,7 +16,10 @@ rewards, re-deals, illegal-action modes), for B games at once, over the same epi
   from Python, asked as it declares (:func:`~skipbo_env.vector.engine_games.outside_actions`):
   a batched agent once for all its games (``act_batch``), a view-reading agent with its seat's
   view (``act_view``), any other with its seat's observation dict (``act``). One object serves
-  its seat in every game of the batch; a named one is seeded from the batch's seed.
+  its seat in every game of the batch, except a view-reading agent that is not batched (``turn-2p``,
+  the search, a scripted agent played from Python): it may keep a plan across the moves of a turn,
+  so each game gets its own shallow copy (``copy.copy``, sharing the network), reseeded for that
+  game from the batch's seed. A named agent is seeded from the batch's seed.
 * ``learner_seat``: a fixed seat, or ``None`` for a seat drawn for every new
   game from the batch's generator.
 * Reward: the learner's own, +1 when its side wins (partner game: its team),
@@ -31,6 +34,7 @@ rewards, re-deals, illegal-action modes), for B games at once, over the same epi
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,6 +147,8 @@ class LearnerBatch:
         self.engine.seed(engine_seq)
         self.rng = np.random.default_rng(seat_seq)
         self.seat_kind, self.callbacks = _opponent_kinds(self._opponent_specs, self.config, agent_seq)
+        self._game_agents: dict[tuple[int, int], AgentBase] = {}
+        self._copy_seed = int(agent_seq.generate_state(1)[0])
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponents (same spec as the constructor); games in progress continue with them."""
@@ -150,6 +156,20 @@ class LearnerBatch:
         self.seat_kind, self.callbacks = _opponent_kinds(opponents, self.config, seq)
         self._opponent_specs = opponents
         self._plans.forget()  # a seat that turns heuristic starts without a plan
+        self._game_agents = {}
+        self._copy_seed = int(seq.generate_state(1)[0])
+
+    def _seat_agent(self, game: int, rel: int) -> AgentBase:
+        """The agent playing relative seat ``rel`` of game ``game``: the seat's own object, or that
+        game's copy of it for a view-reading agent (see the module docstring)."""
+        agent = self.callbacks[rel]
+        if agent.batched or not agent.reads_view:
+            return agent
+        mine = self._game_agents.get((game, rel))
+        if mine is None:
+            mine = self._game_agents[(game, rel)] = copy.copy(agent)
+            mine.seed(int(np.random.SeedSequence([self._copy_seed, game, rel]).generate_state(1)[0]))
+        return mine
 
     # ------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> np.ndarray:
@@ -246,7 +266,7 @@ class LearnerBatch:
             waiting = np.flatnonzero(~eng.done & (self.seat_kind[rel] == SeatKind.OUTSIDE))
             if not waiting.size:
                 return
-            agents = [self.callbacks[int(r)] for r in rel[waiting].tolist()]
+            agents = [self._seat_agent(g, r) for g, r in zip(waiting.tolist(), rel[waiting].tolist(), strict=True)]
             actions = outside_actions(eng, waiting, agents, self._opponent_label)
             eng.step(actions, rows=waiting)
             self.decisions += waiting.size
