@@ -27,6 +27,16 @@ def test_at_applies_the_phases_in_force():
     assert [cfg.phase_end(t) for t in (0, 127, 128, 256, 300)] == [128, 128, 256, 384, 384]
 
 
+def test_a_phase_may_switch_the_pipeline_the_self_play_schedule_and_the_eval_workers():
+    data = tiny_config(".", total_timesteps=384, vec_env="batched", phases=[
+        {"start": 128, "set": {"pipeline": True, "eval.workers": 2, "opponents.selfplay_weight": 0.5,
+                               "opponents.selfplay_pool": 3, "opponents.selfplay_every": 64}}])
+    cfg = TrainConfig.from_dict(data)
+    later = cfg.at(128)
+    assert not cfg.at(0).pipeline and later.pipeline and later.eval.workers == 2
+    assert (later.opponents.selfplay_weight, later.opponents.selfplay_pool, later.opponents.selfplay_every) == (0.5, 3, 64)
+
+
 @pytest.mark.parametrize("phases, field", [
     ([{"start": 128, "set": {"game.num_players": 3}}], "phases[].set.game.num_players"),
     ([{"start": 128, "set": {"ppo.n_steps": 32}}], "phases[].set.ppo.n_steps"),

@@ -203,12 +203,13 @@ class PretrainSettings:
 
 
 PHASE_KEYS = (
-    "opponents.mix", "opponents.selfplay_weight", "eval.every", "eval.games", "eval.agents", "eval.best_against",
+    "pipeline", "opponents.mix", "opponents.selfplay_weight", "opponents.selfplay_pool", "opponents.selfplay_every",
+    "eval.every", "eval.games", "eval.agents", "eval.best_against", "eval.workers",
     "ppo.learning_rate", "ppo.batch_size", "ppo.n_epochs", "ppo.gamma", "ppo.gae_lambda", "ppo.clip_range",
     "ppo.ent_coef", "ppo.vf_coef", "ppo.max_grad_norm",
 )
-"""Settings a phase may change: what a resumed run may change (resume.RESUMABLE_PPO, opponents,
-evaluation) except the rollout size (``ppo.n_steps``, ``n_envs``), the game and the network."""
+"""Settings a phase may change: what a resumed run may change (resume.RESUMABLE_PPO, the pipeline,
+opponents, evaluation) except the rollout size (``ppo.n_steps``, ``n_envs``), the game and the network."""
 
 
 @dataclass(frozen=True)
