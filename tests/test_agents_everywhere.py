@@ -32,7 +32,7 @@ pytest.importorskip("torch")  # the trained agents and the 2-player search need 
 
 SEARCH = "search:2:2"
 """A small search (2 worlds, 2 candidate turns): whole games in about a second."""
-TWO_PLAYER_ONLY = ("ppo-2p", "turn-2p")
+TWO_PLAYER_ONLY = ("ppo-2p", "turn-2p", "ppo-2p-plus")
 AGENTS_2P = (*BOTS, *TWO_PLAYER_ONLY, SEARCH)
 
 

@@ -106,6 +106,40 @@ def test_the_shipped_recipe_runs_its_phases_at_small_scale(tmp_path):
     assert evaluated == [0, 128, 256, 384]
 
 
+def test_the_plus_recipe_runs_its_stretches_at_small_scale(tmp_path):
+    """configs/plus_2p.yaml (ppo-2p-plus's recipe) with its phases moved to small step counts and a tiny
+    network, on the classic game turn-2p plays: cloning of turn-2p, the fast loop with the pipeline,
+    a stretch against the heuristic and the learner's own snapshots, then greedy and the heuristic
+    at a smaller step size."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    recipe = TrainConfig.from_yaml(root / "configs" / "plus_2p.yaml")
+    assert [p.start for p in recipe.phases] == [3_000_000, 12_000_000, 20_000_000, 24_000_000]
+    assert recipe.at(0).pipeline and recipe.pretrain.teacher == "turn-2p"
+    league = recipe.at(20_000_000)
+    assert league.opponents.mix == {"heuristic": 1.0} and league.opponents.selfplay_weight == 0.3
+    assert not league.pipeline and league.ppo.learning_rate == 1.0e-4
+    last = recipe.at(24_000_000)
+    assert last.opponents.selfplay_weight == 0.0 and last.ppo.learning_rate == 5.0e-5
+    data = recipe.to_dict()
+    data.update(runs_dir=str(tmp_path), total_timesteps=640, n_envs=2, checkpoint_every=128, threads=1)
+    data["ppo"].update(n_steps=64, batch_size=64, net_arch=[32], scorer_arch=[16, 8])
+    data["eval"].update(every=128, games=4, workers=1)
+    data["pretrain"].update(games=2, epochs=1, dagger_games=2, workers=1, batch_size=64)
+    data["phases"] = [dict(p, start=s) for p, s in zip(data["phases"], (128, 256, 384, 512), strict=True)]
+    data["phases"][2]["set"].update({"eval.every": 128, "opponents.selfplay_every": 64})
+    data["phases"][3]["set"]["eval.every"] = 128
+    data["opponents"]["selfplay_every"] = 64  # the schedule's first mark, as 100k is for the full run
+    result = run_training(TrainConfig.from_dict(data), progress=False)
+    assert result["timesteps"] == 640
+    _, state = load_latest(tmp_path / "plus_2p")
+    assert [Path(p).name for p in state.pool] == [f"snapshot_{s:010d}.zip" for s in (386, 448, 512)]  # self-play stretch
+    with open(tmp_path / "plus_2p" / "metrics.csv", newline="") as fh:
+        evaluated = sorted({int(r["timesteps"]) for r in csv.DictReader(fh)})
+    assert evaluated == [0, 128, 256, 384, 512, 640]
+
+
 @pytest.mark.parametrize("name, rounds", [("distill_2p", 1), ("expert_2p", 2)])
 def test_the_search_recipes_run_at_small_scale(tmp_path, name, rounds):
     """configs/distill_2p.yaml and configs/expert_2p.yaml (the search agent distilled

@@ -579,7 +579,7 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
 
 BROWSER_TABLES = [
     ("random", 2, False), ("greedy", 2, False), ("heuristic", 3, False), ("ppo-2p", 2, False),
-    ("turn-2p", 2, False), ("search", 2, False), ("search", 3, False), ("search", 4, True), ("search", 6, False),
+    ("ppo-2p-plus", 2, False), ("turn-2p", 2, False), ("search", 2, False), ("search", 3, False), ("search", 4, True), ("search", 6, False),
 ]
 """Every shipped agent at a table it plays: the trained networks at 2 seats, search at 2 and more."""
 
@@ -588,7 +588,7 @@ BROWSER_TABLES = [
 def test_every_shipped_agent_plays_in_browser_games(agent, players, partner):
     """Play mode (a person and the agent) and watch mode (the agent and greedy): the agent's
     seats make moves and no game stops with an error."""
-    if agent in ("ppo-2p", "turn-2p", "search"):
+    if agent in ("ppo-2p", "ppo-2p-plus", "turn-2p", "search"):
         pytest.importorskip("safetensors")
     if agent == "search":
         pytest.importorskip("numba")

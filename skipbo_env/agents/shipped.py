@@ -10,7 +10,9 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-SHIPPED: dict[str, str] = {"ppo-2p": "ppo_2p_default.safetensors", "turn-2p": "turn_2p.safetensors"}
+SHIPPED: dict[str, str] = {
+    "ppo-2p": "ppo_2p_default.safetensors", "turn-2p": "turn_2p.safetensors", "ppo-2p-plus": "ppo_2p_plus.safetensors",
+}
 """Trained agents shipped inside the package (``skipbo_env/models/``), by name; each has a model
 card beside it (``<name>.md``)."""
 SHIPPED_VALUES: dict[str, str] = {"value-6p": "value_6p.safetensors"}

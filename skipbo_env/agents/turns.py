@@ -102,6 +102,7 @@ class TurnAgent(AgentBase):
 
     name = "turns"
     reads_view = True
+    keeps_plan = True
 
     def __init__(self, config: GameConfig, seed: int | None = None, *, candidates: int = DEFAULT_CANDIDATES,
                  discards: int = DEFAULT_DISCARDS, weights: HeuristicWeights | None = None) -> None:

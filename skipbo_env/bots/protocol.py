@@ -74,6 +74,10 @@ class AgentBase:
     """The game loops batch this agent's games into one :meth:`act_batch` call."""
     reads_view: ClassVar[bool] = False
     """The game loops ask :meth:`act_view` with the seat's view instead of :meth:`act`."""
+    keeps_plan: ClassVar[bool] = False
+    """The agent keeps a plan across the moves of a turn, and :meth:`seed` forgets it: a loop that
+    seats one agent object in many games at once (the batched engine's learner env) plays each game
+    with its own shallow copy, reseeded, so that one game's moves do not throw away another's plan."""
 
     def act(self, observation: Mapping[str, Any]) -> int:  # pragma: no cover - every agent overrides it
         raise NotImplementedError(f"{type(self).__name__} does not implement act(observation)")

@@ -16,10 +16,10 @@ rewards, re-deals, illegal-action modes), for B games at once, over the same epi
   from Python, asked as it declares (:func:`~skipbo_env.vector.engine_games.outside_actions`):
   a batched agent once for all its games (``act_batch``), a view-reading agent with its seat's
   view (``act_view``), any other with its seat's observation dict (``act``). One object serves
-  its seat in every game of the batch, except a view-reading agent that is not batched (``turn-2p``,
-  the search, a scripted agent played from Python): it may keep a plan across the moves of a turn,
-  so each game gets its own shallow copy (``copy.copy``, sharing the network), reseeded for that
-  game from the batch's seed. A named agent is seeded from the batch's seed.
+  its seat in every game of the batch, except an agent that declares ``keeps_plan`` (``turn-2p``,
+  the search: a plan kept across the moves of a turn), which plays each game with its own shallow
+  copy (``copy.copy``, sharing the network), reseeded for that game from the batch's seed. A named
+  agent is seeded from the batch's seed.
 * ``learner_seat``: a fixed seat, or ``None`` for a seat drawn for every new
   game from the batch's generator.
 * Reward: the learner's own, +1 when its side wins (partner game: its team),
@@ -161,9 +161,9 @@ class LearnerBatch:
 
     def _seat_agent(self, game: int, rel: int) -> AgentBase:
         """The agent playing relative seat ``rel`` of game ``game``: the seat's own object, or that
-        game's copy of it for a view-reading agent (see the module docstring)."""
+        game's copy of it for an agent that keeps a plan (see the module docstring)."""
         agent = self.callbacks[rel]
-        if agent.batched or not agent.reads_view:
+        if not agent.keeps_plan:
             return agent
         mine = self._game_agents.get((game, rel))
         if mine is None:
