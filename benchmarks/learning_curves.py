@@ -31,6 +31,7 @@ DEFAULT_RUNS = (
     ("fast_2p (from turn-2p)", IMG / "metrics_fast_2p.csv"),
     ("expert_2p (from ppo-2p)", IMG / "metrics_expert_2p.csv"),
     ("ppo_only (MLP)", IMG / "metrics_ppo_only.csv"),
+    ("plus_2p (ppo-2p-plus)", IMG / "metrics_plus_2p.csv"),
     ("zero_2p (self-play, no teacher)", IMG / "metrics_zero_2p.csv"),
     ("sb3 defaults on SkipBo-v0", IMG / "metrics_sb3_default_2p.csv"),
     ("RLlib PPO (train_rllib.py)", IMG / "metrics_rllib_ppo_2p.csv"),
