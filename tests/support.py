@@ -242,3 +242,20 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def record_opponent_draws(monkeypatch) -> list:
+    """Every opponent the training runs of this test draw in this process (names for scripted agents,
+    agent objects for the others), appended to the returned list as they are drawn."""
+    from skipbo_env.training import opponents
+
+    drawn: list = []
+    draw = opponents.OpponentDraws.draw
+
+    def record(self, rng):
+        picks = draw(self, rng)
+        drawn.extend(picks)
+        return picks
+
+    monkeypatch.setattr(opponents.OpponentDraws, "draw", record)
+    return drawn

@@ -6,6 +6,7 @@ import csv
 from pathlib import Path
 
 import pytest
+from support import record_opponent_draws
 
 from skipbo_env.agents import PPOAgent, is_checkpoint_spec
 from skipbo_env.rules import ConfigError
@@ -52,15 +53,7 @@ def _metrics(run_dir: Path) -> list[dict]:
 def test_zero_recipe_plays_only_its_own_snapshots_repeats_and_resumes(tmp_path, monkeypatch):
     cfg = tiny_zero(tmp_path)
     assert cfg.opponents.pure_selfplay and cfg.pretrain.teacher is None and cfg.ppo.policy == "scorer"
-    drawn: list = []
-    draw = opponents.OpponentDraws.draw
-
-    def record(self, rng):
-        picks = draw(self, rng)
-        drawn.extend(picks)
-        return picks
-
-    monkeypatch.setattr(opponents.OpponentDraws, "draw", record)
+    drawn = record_opponent_draws(monkeypatch)
     summary = run_training(cfg, progress=False)
     run_dir = Path(summary["run_dir"])
     assert summary["timesteps"] >= 256

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from support import tiny_config
+from support import record_opponent_draws, tiny_config
 
 import train
 from skipbo_env.rules import ConfigError
@@ -288,17 +288,8 @@ def test_trained_agents_sit_as_opponents_and_yardsticks(tmp_path, vec_env, monke
     exported = str(tmp_path / "first.safetensors")
     assert train.main(["--export", str(first / "latest.zip"), exported, "--allow-pickle"]) == 0
     from skipbo_env.agents import PPOAgent
-    from skipbo_env.training import opponents
 
-    drawn: list = []
-    draw = opponents.OpponentDraws.draw
-
-    def record(self, rng):
-        picks = draw(self, rng)
-        drawn.extend(picks)
-        return picks
-
-    monkeypatch.setattr(opponents.OpponentDraws, "draw", record)
+    drawn = record_opponent_draws(monkeypatch)
     data = tiny(tmp_path, name="second", vec_env=vec_env, n_envs=4, total_timesteps=512)
     data["ppo"] = dict(data["ppo"], n_steps=16)  # eight rollouts: the batched engine draws once a rollout
     data["opponents"] = {"mix": {"ppo-2p": 1, exported: 1}}
