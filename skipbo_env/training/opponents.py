@@ -64,9 +64,8 @@ class OpponentDraws:
         w = np.asarray([float(weights[s]) for s in specs], dtype=np.float64)
         if not specs or (w < 0).any() or w.sum() <= 0:
             raise ConfigError("opponents", f"weights must be >= 0 and not all zero, got {dict(weights)}")
-        for spec in specs:
-            if spec not in BOTS and not is_checkpoint_spec(spec):  # snapshots: loaded when first drawn
-                self._agent(spec)
+        for spec in filter(is_trained_opponent, specs):  # snapshots: loaded when first drawn
+            self._agent(spec)
         self._specs, self._probs = specs, w / w.sum()
 
     def draw(self, rng: np.random.Generator) -> list[Any]:

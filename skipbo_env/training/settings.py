@@ -293,7 +293,7 @@ class TrainConfig(YamlConfig):
         if self.pipeline and self.vec_env != "batched":
             raise ConfigError("pipeline", f"collects rollouts in the batched engine: it needs vec_env batched, "
                                           f"got {show(self.vec_env)}")
-        if self.init_from is not None and self.init_from not in SHIPPED and not self.init_from.endswith(".safetensors"):
+        if self.init_from is not None and not is_trained_opponent(self.init_from):
             # the file itself is read (and checked) when a new run starts: a resume does not need it
             raise ConfigError("init_from", f"must be a shipped agent ({', '.join(sorted(SHIPPED))}) or a "
                                            f".safetensors agent file, got {show(self.init_from)}")

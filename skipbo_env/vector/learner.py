@@ -146,18 +146,20 @@ class LearnerBatch:
         engine_seq, seat_seq, agent_seq = seq.spawn(3)
         self.engine.seed(engine_seq)
         self.rng = np.random.default_rng(seat_seq)
-        self.seat_kind, self.callbacks = _opponent_kinds(self._opponent_specs, self.config, agent_seq)
+        self._seat_opponents(self._opponent_specs, agent_seq)
+
+    def _seat_opponents(self, specs: Any, seq: np.random.SeedSequence) -> None:
+        """The opponents of ``specs`` in their seats, seeded from ``seq``; no game copies yet."""
+        self.seat_kind, self.callbacks = _opponent_kinds(specs, self.config, seq)
         self._game_agents: dict[tuple[int, int], AgentBase] = {}
-        self._copy_seed = int(agent_seq.generate_state(1)[0])
+        self._copy_seed = int(seq.generate_state(1)[0])
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponents (same spec as the constructor); games in progress continue with them."""
         seq = np.random.SeedSequence(int(self.rng.integers(2**63)))
-        self.seat_kind, self.callbacks = _opponent_kinds(opponents, self.config, seq)
+        self._seat_opponents(opponents, seq)
         self._opponent_specs = opponents
         self._plans.forget()  # a seat that turns heuristic starts without a plan
-        self._game_agents = {}
-        self._copy_seed = int(seq.generate_state(1)[0])
 
     def _seat_agent(self, game: int, rel: int) -> AgentBase:
         """The agent playing relative seat ``rel`` of game ``game``: the seat's own object, or that
