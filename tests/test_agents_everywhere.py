@@ -22,7 +22,7 @@ import pytest
 from conftest import check_view_hides
 
 import skipbo_env
-from skipbo_env.agents import NeedsViewError, load_agent
+from skipbo_env.agents import SHIPPED, NeedsViewError, load_agent
 from skipbo_env.bots import BOTS, AgentBase
 from skipbo_env.encoding import encode_view
 from skipbo_env.rules import ConfigError, GameConfig, SeatView
@@ -32,7 +32,8 @@ pytest.importorskip("torch")  # the trained agents and the 2-player search need 
 
 SEARCH = "search:2:2"
 """A small search (2 worlds, 2 candidate turns): whole games in about a second."""
-TWO_PLAYER_ONLY = ("ppo-2p", "turn-2p", "ppo-2p-plus")
+TWO_PLAYER_ONLY = tuple(SHIPPED)
+"""The shipped networks: each plays the 2-player classic game only."""
 AGENTS_2P = (*BOTS, *TWO_PLAYER_ONLY, SEARCH)
 
 

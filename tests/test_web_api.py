@@ -22,6 +22,7 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
+from skipbo_env.agents.shipped import SHIPPED  # noqa: E402
 from skipbo_env.records import GameRecord  # noqa: E402
 from skipbo_env.rules import GameState, new_game  # noqa: E402
 from skipbo_env.web.__main__ import build_parser  # noqa: E402
@@ -588,7 +589,7 @@ BROWSER_TABLES = [
 def test_every_shipped_agent_plays_in_browser_games(agent, players, partner):
     """Play mode (a person and the agent) and watch mode (the agent and greedy): the agent's
     seats make moves and no game stops with an error."""
-    if agent in ("ppo-2p", "ppo-2p-plus", "turn-2p", "search"):
+    if agent in SHIPPED or agent == "search":
         pytest.importorskip("safetensors")
     if agent == "search":
         pytest.importorskip("numba")
