@@ -345,6 +345,7 @@ def run_tournament(
     batch_size: int = DEFAULT_BATCH,
     pool: ChunkRunner | None = None,
     ray: str | None = None,
+    check_agents: bool = True,
 ) -> TournamentResult:
     """Play a seat-balanced, deal-paired tournament and aggregate it.
 
@@ -378,6 +379,11 @@ def run_tournament(
         ray: play the chunks as Ray tasks on the cluster at this address (``auto``, ``HOST:PORT``;
             the ``ray`` extra) instead of local processes. Agent files and ``records_dir`` must be
             reachable at the same paths on every node.
+        check_agents: load every agent once in this process before any game starts
+            (:func:`check_agent_specs`), so that a bad spec fails at once (default). ``False`` leaves
+            the loading to the workers (a bad agent fails there, with the same error): for a caller
+            that checked the specs itself and plays the tournament from a second thread beside
+            torch work (building a network draws on torch's global generator).
 
     Raises:
         ValueError: bad agents (unknown name, bad checkpoint), too many agents
@@ -388,8 +394,8 @@ def run_tournament(
     plan = _check_tournament(specs, config, games, seed, batch_size)
     if workers is not None and (type(workers) is not int or workers < 1):
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    for spec in dict.fromkeys(specs):  # fail fast, before any process starts
-        load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
+    if check_agents:
+        check_agent_specs(specs, config, allow_pickle)
     labels = participant_labels(specs)
     rdir = None
     if records_dir is not None:
@@ -407,6 +413,13 @@ def run_tournament(
         ]
         results = _play_tasks(tasks, pool, progress)
     return aggregate(specs, labels, config, seed, plan, tuple(results[i] for i in range(games)))
+
+
+def check_agent_specs(specs: Sequence[str], config: GameConfig, allow_pickle: bool = False) -> None:
+    """Load each distinct agent of ``specs`` once in this process (what :func:`run_tournament` does
+    before any game starts): a bad spec raises here, before any process starts."""
+    for spec in dict.fromkeys(specs):
+        load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
 
 
 def _check_tournament(

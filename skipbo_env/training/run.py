@@ -32,6 +32,8 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +47,7 @@ from ..agents.agentfile import load_policy
 from ..agents.executors import ChunkRunner, open_runner
 from ..agents.registry import SHIPPED, shipped_agent_path
 from ..agents.scorer import FEATURES_VERSION, ScorerPolicy
-from ..agents.tournament import lineups, run_tournament
+from ..agents.tournament import check_agent_specs, lineups, run_tournament
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
 from .checkpoints import (
@@ -139,6 +141,18 @@ def load_initial_weights(model: MaskablePPO, cfg: TrainConfig) -> None:
 
 
 # ============================================================== the run
+
+@dataclasses.dataclass
+class _PendingEvaluation:
+    """An evaluation of the model at ``steps``, saved as ``eval_file``: its games' results (``future``,
+    ``None`` when they are played on taking it in) and the wall time its rows record."""
+
+    steps: int
+    stage: int
+    eval_file: Path
+    future: Future[list[Any]] | None
+    wall: Callable[[], float]
+
 
 def _next_due(due: int, every: int, timesteps: int) -> int:
     """The next step count at which an event repeating ``every`` steps fires, after one fired at
@@ -244,6 +258,8 @@ class Trainer:
             trim_rows(self.metrics_path, self.state.timesteps)  # evaluations past the checkpoint are redone
         seed = cfg.seed + self.state.timesteps  # a resumed run continues on fresh env streams
         self._eval_pool: ChunkRunner | None = None
+        self._eval_thread: ThreadPoolExecutor | None = None
+        self._pending_eval: _PendingEvaluation | None = None
         first_snapshot = cfg.opponents.pure_selfplay and not self.state.pool
         if first_snapshot:  # pure self-play: the untrained network is the first opponent, written below
             self.state.pool = [str(self._snapshot_path(self.state.timesteps))]
@@ -268,14 +284,14 @@ class Trainer:
                 else:
                     self.model.learn(total_timesteps=remaining, reset_num_timesteps=False, callback=callback)
                 callback.close()
+            self._join_evaluation()
             if not evaluated_at(self.metrics_path, self.model.num_timesteps):
                 self._evaluate()  # before the last checkpoint: its best score and stage are saved with it
+                self._join_evaluation()
             self._checkpoint()
         finally:
             self.venv.close()
-            if self._eval_pool is not None:
-                self._eval_pool.close()
-                self._eval_pool = None
+            self._close_evaluations()
         latest = self.run_dir / "latest.zip"
         with writing(latest):
             write_bytes_atomic(latest, (self.run_dir / "checkpoints" / self.state.model).read_bytes())
@@ -339,6 +355,7 @@ class Trainer:
             st.next_eval = _next_due(st.next_eval, cfg.eval.every, timesteps)
         if timesteps >= st.next_checkpoint:  # before saving: the saved state points at the next one
             st.next_checkpoint = _next_due(st.next_checkpoint, cfg.checkpoint_every, timesteps)
+            self._join_evaluation()  # the checkpoint saves the best score and stage it may change
             self._checkpoint()
 
     def _checkpoint(self) -> None:
@@ -376,37 +393,83 @@ class Trainer:
             self.batched.draw(self.venv)
 
     def _evaluate(self) -> None:
+        """Play the evaluation games of the model as it is now: at once, or (``eval.overlap``) in the
+        worker processes while training goes on, taken in by :meth:`_join_evaluation`."""
+        self._join_evaluation()  # at most one in flight: an earlier one is taken in first
         cfg, st = self.cfg, self.state
         steps = int(self.model.num_timesteps)
         eval_file = self.run_dir / f".eval_model_{steps:010d}.zip"  # unique: tournament workers cache agents by path
         with writing(eval_file):
             self.model.save(eval_file)
+        if self._eval_pool is None and (cfg.eval.workers > 1 or cfg.ray is not None):
+            self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)  # kept for the run's later evaluations
+        if cfg.eval.overlap:
+            if self._eval_thread is None:
+                self._eval_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluation")
+            # the agents are loaded here, at the evaluation's step, as the plain loop's tournaments
+            # load them: building a network draws on torch's global generator, which the training
+            # uses, so an overlapped run trains exactly as the same run without overlap
+            for opponent in cfg.eval.agents:
+                check_agent_specs(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game, allow_pickle=True)
+            wall = self.wall_seconds()
+            self._pending_eval = _PendingEvaluation(
+                steps, st.stage, eval_file, self._eval_thread.submit(self._play_evaluation, cfg, eval_file, cfg.eval.agents),
+                lambda: wall)
+        else:
+            self._take_evaluation(_PendingEvaluation(steps, st.stage, eval_file, None, self.wall_seconds))
+
+    def _play_evaluation(self, cfg: TrainConfig, eval_file: Path, opponents: tuple[str, ...]) -> list[Any]:
+        """The tournaments of ``eval_file`` against each of ``opponents`` (in the evaluation thread
+        when overlapping: the games run in the pool's processes)."""
+        return [run_tournament(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game,
+                               games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
+                               allow_pickle=True,  # the run's own model file, written just before
+                               pool=self._eval_pool,
+                               check_agents=not cfg.eval.overlap)  # overlapping: checked by _evaluate
+                for opponent in opponents]
+
+    def _join_evaluation(self) -> None:
+        """Take in the evaluation playing beside the training, if any (waits for its games)."""
+        pending, self._pending_eval = self._pending_eval, None
+        if pending is not None:
+            self._take_evaluation(pending)
+
+    def _take_evaluation(self, ev: _PendingEvaluation) -> None:
+        """Write an evaluation's rows, keep its model as ``best.zip`` if it scored best, promote."""
+        cfg, st = self.cfg, self.state
+        results = ev.future.result() if ev.future is not None else None
         rows: list[dict[str, Any]] = []
-        for opponent in cfg.eval.agents:
-            if self._eval_pool is None and (cfg.eval.workers > 1 or cfg.ray is not None):
-                self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)  # kept for the run's later evaluations
-            result = run_tournament(
-                evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game,
-                games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
-                allow_pickle=True,  # the run's own model file, written just above
-                pool=self._eval_pool,
-            )
-            rows.append(evaluation_row(result, steps, self.wall_seconds(), st.stage, opponent))
+        for i, opponent in enumerate(cfg.eval.agents):
+            result = results[i] if results is not None else self._play_evaluation(cfg, ev.eval_file, (opponent,))[0]
+            rows.append(evaluation_row(result, ev.steps, ev.wall(), ev.stage, opponent))
             self.model.logger.record(f"eval/win_rate_vs_{opponent}", rows[-1]["win_rate"])
-        self.model.logger.dump(steps)
+        self.model.logger.dump(ev.steps)
         with writing(self.metrics_path):
             append_rows(self.metrics_path, rows)
         self.last_eval: dict[str, float] = {r["opponent"]: r["win_rate"] for r in rows}
         score = self.last_eval[cfg.eval.best_against]
         if st.best_score is None or score > st.best_score:
             st.best_score = score
-            save_best_score(self.run_dir, score, steps)  # first: a stop before the copy leaves no lower score
+            save_best_score(self.run_dir, score, ev.steps)  # first: a stop before the copy leaves no lower score
             best = self.run_dir / "best.zip"
             with writing(best):
-                write_bytes_atomic(best, eval_file.read_bytes())
-        eval_file.unlink(missing_ok=True)
+                write_bytes_atomic(best, ev.eval_file.read_bytes())
+        ev.eval_file.unlink(missing_ok=True)
         self._maybe_promote()
         self._plot()
+
+    def _close_evaluations(self) -> None:
+        """Stop the evaluation thread and pool (an evaluation still in flight is dropped: its model
+        file is a temporary file, and a resume evaluates again from the last checkpoint)."""
+        pending, self._pending_eval = self._pending_eval, None
+        if pending is not None and pending.future is not None:
+            pending.future.cancel()  # not started yet: dropped; playing: the thread finishes it first
+        if self._eval_thread is not None:
+            self._eval_thread.shutdown(wait=True)
+            self._eval_thread = None
+        if self._eval_pool is not None:
+            self._eval_pool.close()
+            self._eval_pool = None
 
     def _maybe_promote(self) -> None:
         stages, st = self.cfg.opponents.curriculum, self.state

@@ -153,6 +153,13 @@ class EvalSettings:
     """Processes for evaluation games."""
     seed: int = 12345
     """Tournament seed: every evaluation replays the same deals."""
+    overlap: bool = False
+    """Play each evaluation's games in the worker processes while training goes on, and take its
+    result in at the next checkpoint (or the next evaluation, or the session's end, whichever
+    comes first): the wall time of the evaluations mostly disappears. Needs ``workers`` > 1 or a
+    Ray cluster. A run stays deterministic: the result is taken in at a fixed step, so the best
+    model, the metrics and a curriculum promotion (applied then, not right after the games) are
+    the same on every repeat."""
 
     def __post_init__(self) -> None:
         positive("eval.every", self.every)
@@ -204,7 +211,7 @@ class PretrainSettings:
 
 PHASE_KEYS = (
     "pipeline", "opponents.mix", "opponents.selfplay_weight", "opponents.selfplay_pool", "opponents.selfplay_every",
-    "eval.every", "eval.games", "eval.agents", "eval.best_against", "eval.workers",
+    "eval.every", "eval.games", "eval.agents", "eval.best_against", "eval.workers", "eval.overlap",
     "ppo.learning_rate", "ppo.batch_size", "ppo.n_epochs", "ppo.gamma", "ppo.gae_lambda", "ppo.clip_range",
     "ppo.ent_coef", "ppo.vf_coef", "ppo.max_grad_norm",
 )
@@ -290,6 +297,9 @@ class TrainConfig(YamlConfig):
         check_threads("threads", self.threads)
         check_ray("ray", self.ray)
         positive("checkpoint_every", self.checkpoint_every)
+        if self.eval.overlap and self.eval.workers == 1 and self.ray is None:
+            raise ConfigError("eval.overlap", "plays the evaluation games in worker processes beside the training: "
+                                              "it needs eval.workers > 1 (or --ray), got eval.workers 1")
         if self.pipeline and self.vec_env != "batched":
             raise ConfigError("pipeline", f"collects rollouts in the batched engine: it needs vec_env batched, "
                                           f"got {show(self.vec_env)}")
