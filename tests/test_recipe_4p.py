@@ -1,0 +1,57 @@
+"""configs/ppo_4p.yaml end to end at a tiny size: 4 players, heuristic cloning, pipelined PPO."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from skipbo_env.training.checkpoints import load_latest
+from skipbo_env.training.run import load_run_config
+from skipbo_env.training.run import train as run_training
+from skipbo_env.training.settings import TrainConfig
+
+pytest.importorskip("numba")
+ROOT = Path(__file__).resolve().parents[1]
+RECIPE = ROOT / "configs" / "ppo_4p.yaml"
+
+
+def tiny_4p(tmp_path: Path, **changes) -> TrainConfig:
+    """configs/ppo_4p.yaml at a size that trains in seconds (its phase moved inside the run)."""
+    overrides = {
+        "runs_dir": str(tmp_path), "total_timesteps": 1024, "n_envs": 8, "checkpoint_every": 256,
+        "game.stock_size": 5, "game.turn_limit": 120,
+        "ppo.n_steps": 32, "ppo.batch_size": 64, "ppo.net_arch": [16], "ppo.scorer_arch": [8],
+        "pretrain.games": 8, "pretrain.dagger_games": 4, "pretrain.epochs": 1, "pretrain.workers": 1,
+        "eval.every": 256, "eval.games": 8, "eval.workers": 1, "eval.overlap": False,
+        "phases": [{"start": 512, "set": {}}],
+    }
+    overrides.update(changes)
+    return TrainConfig.from_yaml(RECIPE, overrides)
+
+
+def _metrics(run_dir: Path) -> list[dict]:
+    with (run_dir / "metrics.csv").open() as f:
+        return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in csv.DictReader(f)]
+
+
+def test_the_4_player_recipe_clones_trains_repeats_and_resumes(tmp_path):
+    shipped = TrainConfig.from_yaml(RECIPE)
+    assert shipped.game.num_players == 4 and shipped.pipeline and shipped.ppo.policy == "scorer"
+    assert shipped.pretrain.teacher == "heuristic" and dict(shipped.opponents.mix) == {"heuristic": 1.0}
+    assert shipped.phase_end(0) < shipped.total_timesteps  # the stop-and-resume mark
+
+    summary = run_training(tiny_4p(tmp_path), progress=False)
+    run_dir = Path(summary["run_dir"])
+    assert summary["timesteps"] == 1024
+    assert (run_dir / "pretrain.json").is_file() and (run_dir / "best.zip").is_file()
+    rows = _metrics(run_dir)
+    assert rows[0]["timesteps"] == "0" and {r["opponent"] for r in rows} == {"heuristic"}
+
+    again = run_training(tiny_4p(tmp_path, name="again"), progress=False)
+    assert _metrics(Path(again["run_dir"])) == rows  # same seed, same run (CPU)
+
+    resumed = run_training(load_run_config(run_dir, {"total_timesteps": 1280}), resume_dir=run_dir, progress=False)
+    assert resumed["timesteps"] == 1280
+    assert load_latest(run_dir)[1].timesteps == 1280
