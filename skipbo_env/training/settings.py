@@ -156,8 +156,8 @@ class EvalSettings:
     overlap: bool = False
     """Play each evaluation's games in the worker processes while training goes on, and take its
     result in at the next checkpoint (or the next evaluation, or the session's end, whichever
-    comes first): the wall time of the evaluations mostly disappears. Needs ``workers`` > 1 or a
-    Ray cluster. A run stays deterministic: the result is taken in at a fixed step, so the best
+    comes first): the evaluations' games overlap the training instead of pausing it, which pays
+    where their workers have cores of their own. Needs ``workers`` > 1 or a Ray cluster. A run stays deterministic: the result is taken in at a fixed step, so the best
     model, the metrics and a curriculum promotion (applied then, not right after the games) are
     the same on every repeat."""
 
