@@ -6,10 +6,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import pytest
 from support import tiny_config
 
-from skipbo_env.rules import ConfigError
 from skipbo_env.training.checkpoints import load_latest
 from skipbo_env.training.run import Trainer
 from skipbo_env.training.run import train as run_training
@@ -34,12 +32,19 @@ def weights(path: Path) -> list[bytes]:
     return [t.numpy().tobytes() for t in model.policy.state_dict().values()]
 
 
-def test_overlapping_evaluations_need_worker_processes(tmp_path):
+def test_with_one_worker_overlapped_evaluations_run_in_the_training_process(tmp_path, monkeypatch):
+    taken: list[tuple[int, int]] = []
+    original = Trainer._take_evaluation
+
+    def spy(self, ev):
+        taken.append((ev.steps, int(self.model.num_timesteps)))
+        original(self, ev)
+
+    monkeypatch.setattr(Trainer, "_take_evaluation", spy)
     data = tiny_config(tmp_path)
     data["eval"] = dict(data["eval"], workers=1, overlap=True)
-    with pytest.raises(ConfigError) as err:
-        TrainConfig.from_dict(data)
-    assert str(err.value).startswith("eval.overlap") and "eval.workers" in str(err.value)
+    run_training(TrainConfig.from_dict(data), progress=False)
+    assert taken == [(128, 128), (256, 256)]  # each at its own step: no worker to play it beside the training
 
 
 def test_an_overlapped_evaluation_is_taken_in_at_the_next_checkpoint(tmp_path, monkeypatch):

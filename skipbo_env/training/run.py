@@ -403,7 +403,7 @@ class Trainer:
             self.model.save(eval_file)
         if self._eval_pool is None and (cfg.eval.workers > 1 or cfg.ray is not None):
             self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)  # kept for the run's later evaluations
-        if cfg.eval.overlap:
+        if cfg.eval.overlap and self._eval_pool is not None:  # one worker: played here, as without overlap
             if self._eval_thread is None:
                 self._eval_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluation")
             # the agents are loaded here, at the evaluation's step, as the plain loop's tournaments
@@ -413,19 +413,21 @@ class Trainer:
                 check_agent_specs(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game, allow_pickle=True)
             wall = self.wall_seconds()
             self._pending_eval = _PendingEvaluation(
-                steps, st.stage, eval_file, self._eval_thread.submit(self._play_evaluation, cfg, eval_file, cfg.eval.agents),
+                steps, st.stage, eval_file, self._eval_thread.submit(self._play_evaluation, cfg, eval_file, cfg.eval.agents, False),
                 lambda: wall)
         else:
             self._take_evaluation(_PendingEvaluation(steps, st.stage, eval_file, None, self.wall_seconds))
 
-    def _play_evaluation(self, cfg: TrainConfig, eval_file: Path, opponents: tuple[str, ...]) -> list[Any]:
+    def _play_evaluation(self, cfg: TrainConfig, eval_file: Path, opponents: tuple[str, ...],
+                         check_agents: bool = True) -> list[Any]:
         """The tournaments of ``eval_file`` against each of ``opponents`` (in the evaluation thread
-        when overlapping: the games run in the pool's processes)."""
+        when overlapping: the games run in the pool's processes, and ``check_agents`` is ``False``,
+        the agents having been loaded by :meth:`_evaluate` at the evaluation's step)."""
         return [run_tournament(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game,
                                games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
                                allow_pickle=True,  # the run's own model file, written just before
                                pool=self._eval_pool,
-                               check_agents=not cfg.eval.overlap)  # overlapping: checked by _evaluate
+                               check_agents=check_agents)
                 for opponent in opponents]
 
     def _join_evaluation(self) -> None:

@@ -157,7 +157,8 @@ class EvalSettings:
     """Play each evaluation's games in the worker processes while training goes on, and take its
     result in at the next checkpoint (or the next evaluation, or the session's end, whichever
     comes first): the evaluations' games overlap the training instead of pausing it, which pays
-    where their workers have cores of their own. Needs ``workers`` > 1 or a Ray cluster. A run stays deterministic: the result is taken in at a fixed step, so the best
+    where their workers have cores of their own. It needs worker processes: with ``workers`` 1 (and
+    no Ray cluster) the evaluations run in the training process, between the updates, as without it. A run stays deterministic: the result is taken in at a fixed step, so the best
     model, the metrics and a curriculum promotion (applied then, not right after the games) are
     the same on every repeat."""
 
@@ -297,9 +298,6 @@ class TrainConfig(YamlConfig):
         check_threads("threads", self.threads)
         check_ray("ray", self.ray)
         positive("checkpoint_every", self.checkpoint_every)
-        if self.eval.overlap and self.eval.workers == 1 and self.ray is None:
-            raise ConfigError("eval.overlap", "plays the evaluation games in worker processes beside the training: "
-                                              "it needs eval.workers > 1 (or --ray), got eval.workers 1")
         if self.pipeline and self.vec_env != "batched":
             raise ConfigError("pipeline", f"collects rollouts in the batched engine: it needs vec_env batched, "
                                           f"got {show(self.vec_env)}")
