@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import signal
 import subprocess
@@ -32,6 +33,20 @@ class TinyEnv(gymnasium.Env):
 
     def action_masks(self):
         return np.ones(self.action_space.n, dtype=bool)
+
+
+def metric_rows(run_dir: Path) -> list[dict]:
+    """A training run's ``metrics.csv`` rows without ``wall_seconds`` (the one column a repeat changes)."""
+    with open(run_dir / "metrics.csv", newline="") as fh:
+        return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in csv.DictReader(fh)]
+
+
+def policy_weights(path: Path) -> list[bytes]:
+    """The raw bytes of every tensor of a MaskablePPO checkpoint's policy (equal runs, equal bytes)."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(path, device="cpu")
+    return [t.numpy().tobytes() for t in model.policy.state_dict().values()]
 
 
 def tiny_config(tmp_path: Path, **changes) -> dict:

@@ -3,10 +3,9 @@ result taken in at the next checkpoint (a fixed step), so a run stays determinis
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
-from support import tiny_config
+from support import metric_rows, policy_weights, tiny_config
 
 from skipbo_env.training.checkpoints import load_latest
 from skipbo_env.training.run import Trainer
@@ -20,25 +19,13 @@ def overlapped(tmp_path: Path, name: str, overlap: bool = True, **eval_changes) 
     return TrainConfig.from_dict(data)
 
 
-def metric_rows(run_dir: Path) -> list[dict]:
-    with open(run_dir / "metrics.csv", newline="") as fh:
-        return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in csv.DictReader(fh)]
-
-
-def weights(path: Path) -> list[bytes]:
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(path, device="cpu")
-    return [t.numpy().tobytes() for t in model.policy.state_dict().values()]
-
-
 def test_with_one_worker_overlapped_evaluations_run_in_the_training_process(tmp_path, monkeypatch):
     taken: list[tuple[int, int]] = []
     original = Trainer._take_evaluation
 
-    def spy(self, ev):
-        taken.append((ev.steps, int(self.model.num_timesteps)))
-        original(self, ev)
+    def spy(self, steps, *rest):
+        taken.append((steps, int(self.model.num_timesteps)))
+        original(self, steps, *rest)
 
     monkeypatch.setattr(Trainer, "_take_evaluation", spy)
     data = tiny_config(tmp_path)
@@ -51,9 +38,9 @@ def test_an_overlapped_evaluation_is_taken_in_at_the_next_checkpoint(tmp_path, m
     taken: list[tuple[int, int]] = []  # (the evaluated model's steps, the learner's steps when taken in)
     original = Trainer._take_evaluation
 
-    def spy(self, ev):
-        taken.append((ev.steps, int(self.model.num_timesteps)))
-        original(self, ev)
+    def spy(self, steps, *rest):
+        taken.append((steps, int(self.model.num_timesteps)))
+        original(self, steps, *rest)
 
     monkeypatch.setattr(Trainer, "_take_evaluation", spy)
     run_training(overlapped(tmp_path, "overlap"), progress=False)
@@ -67,8 +54,8 @@ def test_an_overlapped_run_learns_and_scores_exactly_as_the_plain_run(tmp_path):
     assert metric_rows(over) == metric_rows(plain)
     assert [int(r["timesteps"]) for r in metric_rows(over)][::2] == [128, 256, 384, 512]
     (a, state_a), (b, state_b) = load_latest(plain), load_latest(over)
-    assert weights(a) == weights(b) and state_a.best_score == state_b.best_score
-    assert weights(plain / "best.zip") == weights(over / "best.zip")
+    assert policy_weights(a) == policy_weights(b) and state_a.best_score == state_b.best_score
+    assert policy_weights(plain / "best.zip") == policy_weights(over / "best.zip")
     assert not list(over.glob(".eval_model_*"))
 
 
@@ -86,7 +73,7 @@ def test_a_curriculum_promotion_comes_at_a_fixed_step_and_the_run_repeats(tmp_pa
     # the first evaluation (128 steps) is taken in at the 200-step checkpoint, which promotes
     assert [r["stage"] for r in rows][::2] == ["0", "1", "1", "1"]
     (a, state_a), (b, state_b) = load_latest(runs[0]), load_latest(runs[1])
-    assert state_a.stage == state_b.stage == 1 and weights(a) == weights(b)
+    assert state_a.stage == state_b.stage == 1 and policy_weights(a) == policy_weights(b)
 
 
 def test_an_overlapped_run_resumes(tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import os
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from support import kill_when_workers_run, tiny_config
+from support import kill_when_workers_run, metric_rows, policy_weights, tiny_config
 
 from skipbo_env.rules import ConfigError
 from skipbo_env.training.checkpoints import load_latest
@@ -30,11 +29,6 @@ def pipelined(tmp_path: Path, **changes) -> dict:
     data = tiny_config(tmp_path, **{"vec_env": "batched", "pipeline": True, **changes})
     data["ppo"] = dict(data["ppo"], policy="scorer", net_arch=[16], scorer_arch=[8])
     return data
-
-
-def metric_rows(run_dir: Path) -> list[dict]:
-    with open(run_dir / "metrics.csv", newline="") as fh:
-        return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in csv.DictReader(fh)]
 
 
 def test_pipeline_needs_the_batched_engine():
@@ -83,14 +77,7 @@ def test_a_pipelined_run_trains_with_self_play_and_repeats_exactly(tmp_path):
     run_training(TrainConfig.from_dict(data), progress=False)
     assert metric_rows(tmp_path / "again") == first
     (one, _), (two, _) = load_latest(run_dir), load_latest(tmp_path / "again")
-    assert one.read_bytes() != b"" and _weights(one) == _weights(two)
-
-
-def _weights(path: Path) -> list[bytes]:
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(path, device="cpu")
-    return [t.numpy().tobytes() for t in model.policy.state_dict().values()]
+    assert one.read_bytes() != b"" and policy_weights(one) == policy_weights(two)
 
 
 def test_a_pipelined_run_resumes(tmp_path):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
+from support import metric_rows
 
 from skipbo_env.training.checkpoints import load_latest
 from skipbo_env.training.run import load_run_config
@@ -31,11 +31,6 @@ def tiny_4p(tmp_path: Path, **changes) -> TrainConfig:
     return TrainConfig.from_yaml(RECIPE, overrides)
 
 
-def _metrics(run_dir: Path) -> list[dict]:
-    with (run_dir / "metrics.csv").open() as f:
-        return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in csv.DictReader(f)]
-
-
 def test_the_4_player_recipe_clones_trains_repeats_and_resumes(tmp_path):
     shipped = TrainConfig.from_yaml(RECIPE)
     assert shipped.game.num_players == 4 and shipped.pipeline and shipped.ppo.policy == "scorer"
@@ -46,11 +41,11 @@ def test_the_4_player_recipe_clones_trains_repeats_and_resumes(tmp_path):
     run_dir = Path(summary["run_dir"])
     assert summary["timesteps"] == 1024
     assert (run_dir / "pretrain.json").is_file() and (run_dir / "best.zip").is_file()
-    rows = _metrics(run_dir)
+    rows = metric_rows(run_dir)
     assert rows[0]["timesteps"] == "0" and {r["opponent"] for r in rows} == {"heuristic"}
 
     again = run_training(tiny_4p(tmp_path, name="again"), progress=False)
-    assert _metrics(Path(again["run_dir"])) == rows  # same seed, same run (CPU)
+    assert metric_rows(Path(again["run_dir"])) == rows  # same seed, same run (CPU)
 
     resumed = run_training(load_run_config(run_dir, {"total_timesteps": 1280}), resume_dir=run_dir, progress=False)
     assert resumed["timesteps"] == 1280

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
-from support import record_opponent_draws
+from support import metric_rows, record_opponent_draws
 
 from skipbo_env.agents import PPOAgent, is_checkpoint_spec
 from skipbo_env.rules import ConfigError
@@ -45,11 +44,6 @@ def tiny_zero(tmp_path: Path, **changes) -> TrainConfig:
     return TrainConfig.from_yaml(ZERO, overrides)
 
 
-def _metrics(run_dir: Path) -> list[dict]:
-    with (run_dir / "metrics.csv").open() as f:
-        return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in csv.DictReader(f)]
-
-
 def test_zero_recipe_plays_only_its_own_snapshots_repeats_and_resumes(tmp_path, monkeypatch):
     cfg = tiny_zero(tmp_path)
     assert cfg.opponents.pure_selfplay and cfg.pretrain.teacher is None and cfg.ppo.policy == "scorer"
@@ -65,7 +59,7 @@ def test_zero_recipe_plays_only_its_own_snapshots_repeats_and_resumes(tmp_path, 
     assert [Path(p).name for p in state.pool] == pool
 
     again = run_training(tiny_zero(tmp_path, name="zero_again"), progress=False)
-    assert _metrics(Path(again["run_dir"])) == _metrics(run_dir)  # same seed, same run (CPU)
+    assert metric_rows(Path(again["run_dir"])) == metric_rows(run_dir)  # same seed, same run (CPU)
 
     resumed = run_training(load_run_config(run_dir, {"total_timesteps": summary["timesteps"] + 128}),
                            resume_dir=run_dir, progress=False)

@@ -144,14 +144,13 @@ def load_initial_weights(model: MaskablePPO, cfg: TrainConfig) -> None:
 
 @dataclasses.dataclass
 class _PendingEvaluation:
-    """An evaluation of the model at ``steps``, saved as ``eval_file``: its games' results (``future``,
-    ``None`` when they are played on taking it in) and the wall time its rows record."""
+    """An evaluation of the model at ``steps`` (saved as ``eval_file``) playing beside the training:
+    ``future`` gives its tournaments' results, each with the wall time its row records."""
 
     steps: int
     stage: int
     eval_file: Path
-    future: Future[list[Any]] | None
-    wall: Callable[[], float]
+    future: Future[list[tuple[Any, float]]]
 
 
 def _next_due(due: int, every: int, timesteps: int) -> int:
@@ -411,52 +410,52 @@ class Trainer:
             # uses, so an overlapped run trains exactly as the same run without overlap
             for opponent in cfg.eval.agents:
                 check_agent_specs(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game, allow_pickle=True)
-            wall = self.wall_seconds()
-            self._pending_eval = _PendingEvaluation(
-                steps, st.stage, eval_file, self._eval_thread.submit(self._play_evaluation, cfg, eval_file, cfg.eval.agents, False),
-                lambda: wall)
+            started = self.wall_seconds()
+            future = self._eval_thread.submit(self._play_evaluation, cfg, eval_file, lambda: started, False)
+            self._pending_eval = _PendingEvaluation(steps, st.stage, eval_file, future)
         else:
-            self._take_evaluation(_PendingEvaluation(steps, st.stage, eval_file, None, self.wall_seconds))
+            self._take_evaluation(steps, st.stage, eval_file,
+                                  self._play_evaluation(cfg, eval_file, self.wall_seconds, True))
 
-    def _play_evaluation(self, cfg: TrainConfig, eval_file: Path, opponents: tuple[str, ...],
-                         check_agents: bool = True) -> list[Any]:
-        """The tournaments of ``eval_file`` against each of ``opponents`` (in the evaluation thread
-        when overlapping: the games run in the pool's processes, and ``check_agents`` is ``False``,
-        the agents having been loaded by :meth:`_evaluate` at the evaluation's step)."""
-        return [run_tournament(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game,
-                               games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
-                               allow_pickle=True,  # the run's own model file, written just before
-                               pool=self._eval_pool,
-                               check_agents=check_agents)
-                for opponent in opponents]
+    def _play_evaluation(self, cfg: TrainConfig, eval_file: Path, clock: Callable[[], float],
+                         check_agents: bool) -> list[tuple[Any, float]]:
+        """The tournaments of ``eval_file`` against each of ``cfg.eval.agents``, each with ``clock()``
+        read after it. In the evaluation thread the games run in the pool's processes, ``clock`` is
+        the evaluation's start and ``check_agents`` is ``False`` (:meth:`_evaluate` loaded the agents)."""
+        out = []
+        for opponent in cfg.eval.agents:
+            result = run_tournament(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game,
+                                    games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
+                                    allow_pickle=True,  # the run's own model file, written just before
+                                    pool=self._eval_pool, check_agents=check_agents)
+            out.append((result, clock()))
+        return out
 
     def _join_evaluation(self) -> None:
         """Take in the evaluation playing beside the training, if any (waits for its games)."""
         pending, self._pending_eval = self._pending_eval, None
         if pending is not None:
-            self._take_evaluation(pending)
+            self._take_evaluation(pending.steps, pending.stage, pending.eval_file, pending.future.result())
 
-    def _take_evaluation(self, ev: _PendingEvaluation) -> None:
+    def _take_evaluation(self, steps: int, stage: int, eval_file: Path, results: list[tuple[Any, float]]) -> None:
         """Write an evaluation's rows, keep its model as ``best.zip`` if it scored best, promote."""
         cfg, st = self.cfg, self.state
-        results = ev.future.result() if ev.future is not None else None
         rows: list[dict[str, Any]] = []
-        for i, opponent in enumerate(cfg.eval.agents):
-            result = results[i] if results is not None else self._play_evaluation(cfg, ev.eval_file, (opponent,))[0]
-            rows.append(evaluation_row(result, ev.steps, ev.wall(), ev.stage, opponent))
+        for opponent, (result, wall) in zip(cfg.eval.agents, results, strict=True):
+            rows.append(evaluation_row(result, steps, wall, stage, opponent))
             self.model.logger.record(f"eval/win_rate_vs_{opponent}", rows[-1]["win_rate"])
-        self.model.logger.dump(ev.steps)
+        self.model.logger.dump(steps)
         with writing(self.metrics_path):
             append_rows(self.metrics_path, rows)
         self.last_eval: dict[str, float] = {r["opponent"]: r["win_rate"] for r in rows}
         score = self.last_eval[cfg.eval.best_against]
         if st.best_score is None or score > st.best_score:
             st.best_score = score
-            save_best_score(self.run_dir, score, ev.steps)  # first: a stop before the copy leaves no lower score
+            save_best_score(self.run_dir, score, steps)  # first: a stop before the copy leaves no lower score
             best = self.run_dir / "best.zip"
             with writing(best):
-                write_bytes_atomic(best, ev.eval_file.read_bytes())
-        ev.eval_file.unlink(missing_ok=True)
+                write_bytes_atomic(best, eval_file.read_bytes())
+        eval_file.unlink(missing_ok=True)
         self._maybe_promote()
         self._plot()
 
@@ -464,7 +463,7 @@ class Trainer:
         """Stop the evaluation thread and pool (an evaluation still in flight is dropped: its model
         file is a temporary file, and a resume evaluates again from the last checkpoint)."""
         pending, self._pending_eval = self._pending_eval, None
-        if pending is not None and pending.future is not None:
+        if pending is not None:
             pending.future.cancel()  # not started yet: dropped; playing: the thread finishes it first
         if self._eval_thread is not None:
             self._eval_thread.shutdown(wait=True)
