@@ -22,7 +22,7 @@ import pytest
 from conftest import check_view_hides
 
 import skipbo_env
-from skipbo_env.agents import SHIPPED, NeedsViewError, load_agent
+from skipbo_env.agents import SHIPPED, SHIPPED_PLAYERS, NeedsViewError, load_agent
 from skipbo_env.bots import BOTS, AgentBase
 from skipbo_env.encoding import encode_view
 from skipbo_env.rules import ConfigError, GameConfig, SeatView
@@ -32,8 +32,10 @@ pytest.importorskip("torch")  # the trained agents and the 2-player search need 
 
 SEARCH = "search:2:2"
 """A small search (2 worlds, 2 candidate turns): whole games in about a second."""
-TWO_PLAYER_ONLY = tuple(SHIPPED)
-"""The shipped networks: each plays the 2-player classic game only."""
+TWO_PLAYER_ONLY = tuple(name for name in SHIPPED if SHIPPED_PLAYERS[name] == 2)
+"""The shipped networks for the 2-player classic game."""
+WIDER = tuple(name for name in SHIPPED if SHIPPED_PLAYERS[name] > 2)
+"""The shipped networks for larger tables (each plays one number of players)."""
 AGENTS_2P = (*BOTS, *TWO_PLAYER_ONLY, SEARCH)
 
 
@@ -60,6 +62,31 @@ def test_every_agent_is_a_skipbo_v0_opponent_by_name(spec):
     assert first == play_single(env, seed=5)  # the env seeds its named opponents: same seed, same game
 
 
+@pytest.mark.parametrize("name", WIDER)
+def test_a_shipped_agent_for_a_larger_table_plays_there_by_name_and_only_there(name):
+    players = SHIPPED_PLAYERS[name]
+    env = gymnasium.make("SkipBo-v0", num_players=players, opponents=name)
+    assert play_single(env, seed=5) == play_single(env, seed=5)
+    pettingzoo = skipbo_env.env(num_players=players)
+    pettingzoo.reset(seed=7)
+    agent = load_agent(name, pettingzoo.unwrapped.config, seed=0)
+    for seat in pettingzoo.agent_iter():
+        _, _, terminated, truncated, _ = pettingzoo.last()
+        pettingzoo.step(None if terminated or truncated else agent.act_view(pettingzoo.unwrapped.seat_view(seat)))
+    assert pettingzoo.unwrapped.game.is_over
+    with pytest.raises(ConfigError, match=rf"opponents\[0\]: .*'{name}' does not play this game \(it plays "
+                                          rf"{players}-player games\): observation shape"):
+        SkipBoSingleEnv(num_players=2, opponents=name)
+    with pytest.raises(ValueError, match=r"partner_game=True"):
+        load_agent(name, GameConfig(num_players=players, partner_game=True))
+
+
+def test_every_shipped_agent_states_its_table():
+    assert set(SHIPPED_PLAYERS) == set(SHIPPED)
+    for name, players in SHIPPED_PLAYERS.items():
+        load_agent(name, GameConfig(num_players=players))
+
+
 def test_the_search_at_six_players_reads_value_6p():
     env = SkipBoSingleEnv(num_players=6, opponents="search:1:1")
     play_single(env, seed=1)
@@ -75,7 +102,8 @@ def test_an_agent_file_is_an_opponent_by_its_path():
 
 
 @pytest.mark.parametrize(("spec", "why"), [
-    ("ppo-2p", r"the shipped agent 'ppo-2p' does not play this game: observation shape .* \(4 players"),
+    ("ppo-2p", r"the shipped agent 'ppo-2p' does not play this game \(it plays 2-player games\): "
+               r"observation shape .* \(4 players"),
     ("turn-2p", r"the turn network reads 2-player games without partners, not 4 players"),
 ])
 def test_a_two_player_agent_at_a_four_player_table_is_refused_naming_the_entry(spec, why):
@@ -95,11 +123,11 @@ def test_names_that_are_no_agent_are_refused_naming_the_entry():
 
 
 # ------------------------------------------------------------ vector envs
-def play_vector(spec: str, seed: int, games: int = 2) -> list[float]:
-    """``games`` whole games of a 2-game SkipBoVectorEnv against ``spec``; a fingerprint per step."""
+def play_vector(spec: str, seed: int, games: int = 2, players: int = 2) -> list[float]:
+    """``games`` whole games of a 2-game SkipBoVectorEnv of ``players`` against ``spec``; a fingerprint per step."""
     from skipbo_env.vector import SkipBoVectorEnv
 
-    envs = SkipBoVectorEnv(GameConfig(num_players=2), num_envs=2, opponents=spec, seed=seed)
+    envs = SkipBoVectorEnv(GameConfig(num_players=players), num_envs=2, opponents=spec, seed=seed)
     rng = np.random.default_rng(seed)
     obs, infos = envs.reset(seed=seed)
     trace, ended = [], 0
@@ -115,6 +143,13 @@ def play_vector(spec: str, seed: int, games: int = 2) -> list[float]:
 def test_every_agent_is_a_vector_env_opponent_by_name(spec):
     pytest.importorskip("numba")
     assert play_vector(spec, seed=3) == play_vector(spec, seed=3)
+
+
+@pytest.mark.parametrize("name", WIDER)
+def test_a_shipped_agent_for_a_larger_table_is_a_vector_env_opponent_there(name):
+    pytest.importorskip("numba")
+    players = SHIPPED_PLAYERS[name]
+    assert play_vector(name, seed=3, players=players) == play_vector(name, seed=3, players=players)
 
 
 def test_the_sb3_vector_env_seats_agents_by_name():

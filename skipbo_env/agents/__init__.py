@@ -32,6 +32,7 @@ from .ppo import PPOAgent
 from .registry import (
     AGENTS,
     SHIPPED,
+    SHIPPED_PLAYERS,
     agent_label,
     derive_seed,
     is_checkpoint_spec,
@@ -45,6 +46,7 @@ from .search import SearchAgent, SearchSettings, parse_search_spec
 __all__ = [
     "AGENTS",
     "SHIPPED",
+    "SHIPPED_PLAYERS",
     "Agent",
     "AgentBase",
     "CheckpointError",

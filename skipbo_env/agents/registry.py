@@ -14,7 +14,7 @@ from .modelfile import CheckpointError
 from .ppo import PPOAgent
 from .rllib_agent import RLlibAgent, is_rllib_checkpoint
 from .search import SearchAgent, parse_search_spec
-from .shipped import SHIPPED, SHIPPED_VALUES, shipped_agent_path
+from .shipped import SHIPPED, SHIPPED_PLAYERS, SHIPPED_VALUES, shipped_agent_path
 from .turnnet import TurnNetAgent, is_turn_agent_file
 from .valuenet import is_value_file
 
@@ -67,7 +67,7 @@ def load_agent(
     spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
 ) -> AgentBase:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
-    ``ppo-2p``, ``turn-2p``), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
+    ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus`` for 2 players, ``ppo-4p`` for 4), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
     (``.safetensors``, written by ``train.py --export``, or a turn-agent file written by the
     ``turnnet`` recipe; safe to load from anyone).
 
@@ -90,7 +90,8 @@ def load_agent(
         try:
             return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
         except CheckpointError as exc:  # a shipped agent asked to play another table
-            raise CheckpointError(exc.path, f"the shipped agent {spec!r} does not play this game: {exc.problem}") from None
+            raise CheckpointError(exc.path, f"the shipped agent {spec!r} does not play this game (it plays "
+                                            f"{SHIPPED_PLAYERS[spec]}-player games): {exc.problem}") from None
     if isinstance(spec, str) and spec in SHIPPED_VALUES:
         raise ValueError(f"{spec!r} is a shipped value network, not an agent: the search agent reads it "
                          "(SearchSettings(value_net=...)); known agents: " + ", ".join(known_agents()))
