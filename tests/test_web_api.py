@@ -22,7 +22,7 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from skipbo_env.agents.shipped import SHIPPED  # noqa: E402
+from skipbo_env.agents.shipped import SHIPPED, SHIPPED_PLAYERS  # noqa: E402
 from skipbo_env.records import GameRecord  # noqa: E402
 from skipbo_env.rules import GameState, new_game  # noqa: E402
 from skipbo_env.web.__main__ import build_parser  # noqa: E402
@@ -563,6 +563,9 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
     offered = client.get("/api/agents").json()
     assert {"random", "greedy", "heuristic"} <= set(offered["agents"]) and "old" not in offered["agents"]
     assert offered["allow_pickle"] is False
+    assert offered["players"] == dict(SHIPPED_PLAYERS)  # each shipped network's table, for the seat lists
+    r = client.post("/api/games", json={"seats": ["human", "ppo-4p"]})
+    assert r.status_code == 400 and "it plays 4-player games" in r.json()["error"]
     web, client = make(agent_paths=[tmp_path], allow_pickle=True)
     assert "old" in client.get("/api/agents").json()["agents"]
     r = client.post("/api/games", json={"seats": ["human", "old"]})

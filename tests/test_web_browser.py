@@ -190,6 +190,23 @@ def test_replay_a_record_step_by_step(server, page, shots, tmp_path):
     assert "not a game record" in page.text_content("#message")
 
 
+def test_the_seat_lists_offer_each_shipped_network_at_its_own_table_only(server, page):
+    from skipbo_env.agents import SHIPPED_PLAYERS
+
+    page.goto(server.url + "/")
+    page.wait_for_selector("#f-seat-1")
+    for players in (2, 3, 4):
+        page.select_option("#f-players", str(players))
+        page.wait_for_selector(f"#f-seat-{players - 1}")
+        offered = page.eval_on_selector_all("#f-seat-1 option", "opts => opts.map(o => o.value)")
+        assert {"human", "greedy", "heuristic", "search"} <= set(offered)
+        assert {n for n in SHIPPED_PLAYERS if n in offered} == {n for n, p in SHIPPED_PLAYERS.items() if p == players}
+    page.select_option("#f-seat-1", "ppo-4p")
+    page.select_option("#f-players", "3")  # a chosen network that does not fit the new table is dropped
+    page.wait_for_selector("#f-seat-2")
+    assert page.input_value("#f-seat-1") == "greedy"
+
+
 def test_watch_agents_with_pause_and_step(server, page, shots):
     page.goto(server.url + "/")
     page.wait_for_selector("#f-seat-1")

@@ -47,7 +47,7 @@ from starlette.responses import FileResponse, JSONResponse, Response  # noqa: E4
 from starlette.routing import Mount, Route  # noqa: E402
 from starlette.staticfiles import StaticFiles  # noqa: E402
 
-from ..agents import agent_label, known_agents, load_agent  # noqa: E402
+from ..agents import SHIPPED_PLAYERS, agent_label, known_agents, load_agent  # noqa: E402
 from ..files import FileReadError, is_regular_file  # noqa: E402
 from ..records import GameRecord  # noqa: E402
 from ..rules import GameConfig, SkipBoError  # noqa: E402
@@ -227,6 +227,7 @@ class WebApp:
             "agents": list(self.agents),
             "files": [a for a, spec in self.agents.items() if spec != a],
             "trained": [a for a in self.agents if a not in ("random", "greedy", "heuristic")],
+            "players": {a: SHIPPED_PLAYERS[a] for a in self.agents if a in SHIPPED_PLAYERS},
             "allow_pickle": self.allow_pickle,
             "max_games": self.store.max_games,
             "match_target": MATCH_TARGET,

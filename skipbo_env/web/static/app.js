@@ -212,8 +212,11 @@ function drawSeats() {
     const label = el("label", null, `player_${s} `);
     const sel = el("select");
     sel.id = `f-seat-${s}`;
-    for (const opt of [agents.human, ...agents.agents]) sel.appendChild(el("option", null, opt));
-    sel.value = old[s] || (s === 0 ? agents.human : (agents.agents.includes("greedy") ? "greedy" : agents.agents[0]));
+    // a shipped network plays one number of players: offer it only at that table
+    const fits = agents.agents.filter((a) => !(a in agents.players) || agents.players[a] === n);
+    for (const opt of [agents.human, ...fits]) sel.appendChild(el("option", null, opt));
+    const kept = old[s] && (old[s] === agents.human || fits.includes(old[s])) ? old[s] : null;
+    sel.value = kept || (s === 0 ? agents.human : (fits.includes("greedy") ? "greedy" : fits[0]));
     label.appendChild(sel);
     box.appendChild(label);
   }
