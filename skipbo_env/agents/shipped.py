@@ -12,11 +12,12 @@ from pathlib import Path
 
 SHIPPED: dict[str, str] = {
     "ppo-2p": "ppo_2p_default.safetensors", "turn-2p": "turn_2p.safetensors", "ppo-2p-plus": "ppo_2p_plus.safetensors",
-    "ppo-3p": "ppo_3p.safetensors", "ppo-4p": "ppo_4p.safetensors",
+    "ppo-3p": "ppo_3p.safetensors", "ppo-4p": "ppo_4p.safetensors", "ppo-6p": "ppo_6p.safetensors",
 }
 """Trained agents shipped inside the package (``skipbo_env/models/``), by name; each has a model
 card beside it (``<name>.md``)."""
-SHIPPED_PLAYERS: dict[str, int] = {"ppo-2p": 2, "turn-2p": 2, "ppo-2p-plus": 2, "ppo-3p": 3, "ppo-4p": 4}
+SHIPPED_PLAYERS: dict[str, int] = {"ppo-2p": 2, "turn-2p": 2, "ppo-2p-plus": 2, "ppo-3p": 3, "ppo-4p": 4,
+                                   "ppo-6p": 6}
 """The number of players of the game each shipped agent plays (the classic rules without partners;
 loading it for another table raises an error that names the difference)."""
 SHIPPED_VALUES: dict[str, str] = {"value-6p": "value_6p.safetensors"}
