@@ -77,7 +77,7 @@ def test_agent_registry_and_errors():
     assert set(AGENTS) == {"random", "greedy", "heuristic", "stock-chaser", "hand-emptier", "blocker", "high-first"}
     assert isinstance(load_agent("heuristic", config, 0), HeuristicAgent)
     with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, stock-chaser, hand-emptier, blocker, high-first, ppo-2p, "
-                       r"turn-2p, ppo-2p-plus, search, or the path"):
+                       r"turn-2p, ppo-2p-plus, ppo-3p, ppo-4p, ppo-6p, search, or the path"):
         load_agent("nope", config)
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         make_agent("nope", config)
