@@ -67,7 +67,8 @@ def load_agent(
     spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
 ) -> AgentBase:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
-    ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus`` for 2 players, ``ppo-4p`` for 4), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
+    ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus`` for 2 players, ``ppo-3p``, ``ppo-4p``, ``ppo-6p`` for 3, 4 and 6;
+    :data:`SHIPPED_PLAYERS`), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
     (``.safetensors``, written by ``train.py --export``, or a turn-agent file written by the
     ``turnnet`` recipe; safe to load from anyone).
 
