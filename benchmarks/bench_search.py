@@ -92,7 +92,7 @@ def measure(args: argparse.Namespace, worlds: int | None, candidates: int) -> di
     sides = config.num_teams
     extra = {key: getattr(args, key)
              for key in ("reach", "reach_q", "discards", "depth", "horizon", "value", "value_net", "net_opponents",
-                         "opponent_net")
+                         "opponent_net", "policy", "policy_net")
              if getattr(args, key) is not None}
     base = search_weights(config.num_players)
     if args.weights:
@@ -217,6 +217,11 @@ def main() -> None:
                         help="share of the sampled worlds whose opponents a network plays (default: the agent's)")
     parser.add_argument("--opponent-net", default=None,
                         help="agent file for --net-opponents (default: the table's shipped one)")
+    parser.add_argument("--policy", type=float, default=None,
+                        help="weight (stock cards per nat) of the policy network's log-probability of each "
+                             "candidate (default: the agent's)")
+    parser.add_argument("--policy-net", default=None,
+                        help="agent file for --policy (default: the table's shipped one)")
     parser.add_argument("--weights", nargs="*", default=[], metavar="KEY=VALUE",
                         help="changes to the search's planner weights at the table (candidates, "
                              "its rollouts), e.g. refill=50")
@@ -261,7 +266,7 @@ def main() -> None:
         print(
             f"search W={r['worlds']} C={candidates} rollout={args.rollout} prior={args.prior} H={used.horizon} "
             f"depth={used.depth} reach={used.reach} rq={used.reach_q} D={search.discards} value={used.value} "
-            f"net_opp={used.net_opponents}{' weights ' + ' '.join(args.weights) if args.weights else ''}"
+            f"net_opp={used.net_opponents} policy={used.policy}{' weights ' + ' '.join(args.weights) if args.weights else ''}"
             f"{' opponent weights ' + ' | '.join(args.opponent_weights) if args.opponent_weights else ''}"
             f" vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "

@@ -461,3 +461,126 @@ def test_settings_are_validated_when_built_and_frozen():
     assert (six.worlds, six.depth, six.value, six.net_opponents) == (4, 1, 36.0, 0.0)
     with pytest.raises(TypeError, match="settings must be SearchSettings"):
         SearchAgent(GameConfig(), 0, {"worlds": 4})
+
+
+def _to_move(config: GameConfig, seed: int, plies: int) -> GameState:
+    """A game of the heuristic after ``plies`` moves (the positions vary: hands, discard piles)."""
+    heuristic = [load_agent("heuristic", config, seed=s) for s in range(config.num_players)]
+    state, _ = _play(config, heuristic, seed=seed, limit=plies)
+    return state
+
+
+def test_policy_turn_is_the_networks_greedy_moves_up_to_the_first_reveal():
+    """policy_turn follows the network's most likely legal move (what PPOAgent plays, read on the
+    exact view after each move) and stops at the first move whose outcome the seat cannot see."""
+    pytest.importorskip("torch")
+    from skipbo_env.agents.turns import keeps_turn_known, policy_turn, predict_view
+
+    config = GameConfig(num_players=4)
+    net = load_agent("ppo-4p", config)
+    longest = 0
+    for seed in range(6):
+        state = _to_move(config, seed, 9 * seed)
+        view = state.view(state.current)
+        path = policy_turn(net, view)
+        longest = max(longest, len(path))
+        here = view
+        for j, move in enumerate(path):
+            world = sample_state(here, np.random.default_rng(j))  # any world: the moves before reveal nothing
+            assert decode_action(net.act(observe(world, here.seat)), config) == move
+            if j < len(path) - 1:
+                assert keeps_turn_known(here, move)
+                here = predict_view(here, move)
+            else:
+                assert not keeps_turn_known(here, move)
+    assert longest > 1  # some positions had plays before the turn's revealing move
+
+
+def test_path_log_probs_sum_the_networks_log_softmax_along_each_path():
+    """path_log_probs: each path's moves' log-probabilities under the network (masked log-softmax
+    at the exact view before each move), summed; shared prefixes give the same terms."""
+    pytest.importorskip("torch")
+    from skipbo_env.agents.turns import path_log_probs, predict_view
+    from skipbo_env.encoding import action_mask, encode_action, encode_view
+
+    config = GameConfig(num_players=3)
+    net = load_agent("ppo-3p", config)
+    agent = _search(config, 0, worlds=2, policy=0.0)
+    checked = 0
+    for seed in range(5):
+        state = _to_move(config, seed, 7 * seed + 3)
+        view = state.view(state.current)
+        paths, _ = agent.score_candidates(view)
+        got = path_log_probs(net, view, paths)
+        for path, value in zip(paths, got):
+            want, here = 0.0, view
+            for move in path:
+                logits = net.logits(encode_view(here))
+                legal = action_mask(here.legal_moves(), config).astype(bool)
+                logits = np.where(legal, logits, -np.inf)
+                want += logits[encode_action(move, config)] - np.log(np.exp(logits - logits.max()).sum()) - logits.max()
+                here = predict_view(here, move)
+                if here is None:
+                    break
+            assert value == pytest.approx(want, abs=1e-4)  # one batch against one position at a time (float32)
+            assert value <= 0.0
+            checked += 1
+    assert checked > 10
+
+
+def test_policy_option_weighs_candidates_by_the_network():
+    """policy: the table's shipped network weighs each candidate by its log-probability; its own
+    turn joins the candidates; an overwhelming weight plays the network's likeliest candidate."""
+    pytest.importorskip("torch")
+    from skipbo_env.agents.registry import shipped_agent_path
+    from skipbo_env.agents.turns import path_log_probs, policy_turn
+
+    from skipbo_env.agents.search import DEFAULT_POLICIES
+
+    config = GameConfig(num_players=4)
+    for players, net in ((3, "ppo-3p"), (4, "ppo-4p")):  # the defaults: the table's shipped network
+        default = _search(GameConfig(num_players=players), worlds=2)
+        assert default.settings.policy == DEFAULT_POLICIES[players] > 0
+        assert default.policy_net == shipped_agent_path(net)
+    for other in (GameConfig(), GameConfig(num_players=6), GameConfig(num_players=4, short_game=True),
+                  GameConfig(num_players=3, stock_size=10), GameConfig(num_players=4, partner_game=True)):
+        plain = _search(other, worlds=2, value=0.0)  # no default policy: other tables, the variants
+        assert plain.settings.policy == 0.0 and plain._policy is None and plain.policy_net is None
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="policy must be a finite weight >= 0"):
+            SearchSettings(policy=bad)
+    with pytest.raises(ValueError, match="policy > 0 needs a network"):
+        _search(GameConfig(num_players=5), policy=1.0)  # no shipped network plays 5 players
+    with pytest.raises(ValueError, match="policy > 0 needs a network"):
+        _search(GameConfig(num_players=4, partner_game=True), policy=1.0)
+    weighted = _search(config, 3, worlds=4, policy=1.0)
+    assert weighted.policy_net == shipped_agent_path("ppo-4p")
+
+    plain = _search(config, 3, worlds=4, policy=0.0)
+    joined = 0
+    for seed in range(6):
+        state = _to_move(config, seed, 5 * seed)
+        view = state.view(state.current)
+        plain_paths, base = plain.score_candidates(_fresh_seed(plain, view))
+        paths, scores = weighted.score_candidates(_fresh_seed(weighted, view))
+        own = policy_turn(weighted._policy, view)
+        assert own in paths and paths[:len(plain_paths)] == plain_paths
+        joined += len(paths) - len(plain_paths)
+        if len(paths) > 1:  # same worlds (same seed): the scores differ by the policy term
+            logp = path_log_probs(weighted._policy, view, paths)
+            assert scores[:len(base)] - base == pytest.approx(logp[:len(base)], abs=1e-9)
+    assert joined > 0  # the network's own turn was not always among the planner's
+    overwhelming = _search(config, 4, worlds=2, policy=1e6)
+    for seed in range(4):
+        state = _to_move(config, seed, 11 * seed + 1)
+        view = state.view(state.current)
+        if len(view.legal_moves()) == 1:
+            continue
+        paths, _ = overwhelming.score_candidates(view)
+        best = paths[int(np.argmax(path_log_probs(overwhelming._policy, view, paths)))]
+        assert decode_action(overwhelming.act_view(view), config) == best[0]
+
+
+def _fresh_seed(agent: SearchAgent, view):
+    agent.seed(7)  # the same worlds for both agents
+    return view

@@ -33,7 +33,9 @@ For each decision that the previous plan did not foresee, the agent
    there (by default in the 2-player game the value head of the shipped ``ppo-2p``, and at
    6 players the win chance of the shipped value network ``value-6p``,
    :mod:`skipbo_env.agents.valuenet`; none at the other tables), plus ``prior`` times the
-   heuristic's own score / 100, and plays the best candidate's first move.
+   heuristic's own score / 100, plus ``policy`` times a policy network's log-probability of
+   the candidate (:func:`~skipbo_env.agents.turns.path_log_probs`; with a weight, the network's
+   own turn prefix joins the candidates), and plays the best candidate's first move.
 
 The rest of the chosen sequence is played without searching again while each
 new view is exactly the one the plan predicted (hand and discard plays reveal
@@ -68,7 +70,7 @@ from ..rules import GameConfig, IllegalMoveError, Move, SeatView
 from ..rules.sampling import sample_states
 from .ppo import one_torch_thread
 from .shipped import shipped_model_path
-from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, MAX_CANDIDATES, TurnAgent
+from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, MAX_CANDIDATES, TurnAgent, path_log_probs, policy_turn
 from .valuenet import ValueNet, is_value_file, load_value_net
 
 _T = TypeVar("_T")
@@ -101,6 +103,13 @@ VALUE_NETS = {2: "ppo-2p", 6: "value-6p"}
 partners): a shipped agent, whose value head reads the seat about to move (2 players: ``ppo-2p``), or
 a shipped value network (:mod:`skipbo_env.agents.valuenet`), which reads any seat at any turn start
 (6 players: ``value-6p``). Each reads only its own table's observations."""
+POLICY_NETS = {3: "ppo-3p", 4: "ppo-4p", 6: "ppo-6p"}
+"""The shipped agent whose move probabilities weigh the candidates (``policy``) by default, per
+number of players (games without partners)."""
+DEFAULT_POLICIES: dict[int, float] = {3: 0.5, 4: 0.5}
+"""Weight (stock cards per nat) of the policy network's log-probability of each candidate by
+default, per number of players, in the classic game of the table (the one its network plays);
+0 at the tables not listed and in the variants (the short game, other stock sizes, partners)."""
 OPPONENT_NETS = {2: "ppo-2p"}
 """The shipped agent that plays the other seats in a share of the worlds by default, per number of
 players (games without partners)."""
@@ -219,6 +228,14 @@ class SearchSettings:
     :data:`DEFAULT_NET_OPPONENTS` where :data:`OPPONENT_NETS` has a network for the table, else 0."""
     opponent_net: str | os.PathLike | None = None
     """The agent file for ``net_opponents``; ``None``: the table's shipped network."""
+    policy: float | None = None
+    """Weight (stock cards per nat) of ``policy_net``'s log-probability of each candidate turn prefix
+    (:func:`~skipbo_env.agents.turns.path_log_probs`) beside the simulated score; with a weight, the
+    network's own prefix (:func:`~skipbo_env.agents.turns.policy_turn`) joins the candidates when the
+    planner did not propose it. 0: none; ``None``: :data:`DEFAULT_POLICIES` where it lists the
+    table, else 0."""
+    policy_net: str | os.PathLike | None = None
+    """The agent file for ``policy``; ``None``: the table's shipped network (:data:`POLICY_NETS`)."""
     opponent_weights: tuple[HeuristicWeights, ...] = ()
     """Models of the other sides in the heuristic rollouts: world ``j`` plays the opponents'
     seats with ``opponent_weights[j % len]`` (:func:`opponent_styles` gives a mixture of play
@@ -244,6 +261,8 @@ class SearchSettings:
             raise TypeError(f"weights must be HeuristicWeights, got {type(self.weights).__name__}")
         if self.value is not None and (not _is_real(self.value) or not math.isfinite(self.value) or self.value < 0):
             raise ValueError(f"value must be a finite weight >= 0, got {self.value!r}")
+        if self.policy is not None and (not _is_real(self.policy) or not math.isfinite(self.policy) or self.policy < 0):
+            raise ValueError(f"policy must be a finite weight >= 0, got {self.policy!r}")
         if self.net_opponents is not None and (not _is_real(self.net_opponents)
                                                or not 0.0 <= self.net_opponents <= 1.0):  # NaN fails too
             raise ValueError(f"net_opponents must be a share in 0..1, got {self.net_opponents!r}")
@@ -268,6 +287,9 @@ class SearchSettings:
             else float(self.value),
             net_opponents=(DEFAULT_NET_OPPONENTS if shipped_opponent else 0.0) if self.net_opponents is None
             else float(self.net_opponents),
+            # the shipped networks play the classic game of their table: a variant searches without them
+            policy=(_by_table(DEFAULT_POLICIES, config, 0.0) if _classic(config) else 0.0) if self.policy is None
+            else float(self.policy),
         )
 
 
@@ -302,7 +324,8 @@ class SearchAgent(TurnAgent):
         )
 
         worlds = self.worlds
-        self._engine = BatchEngine(config, worlds * (self.candidates + self.discards), seed=0)
+        own_turn = 1 if resolved.policy else 0  # the policy network's own prefix may join the candidates
+        self._engine = BatchEngine(config, worlds * (self.candidates + self.discards + own_turn), seed=0)
         self._plans = PlanCache(self._engine.batch_size, config.num_players, self.settings.weights)
         self._rollout = SeatKind[settings.rollout.upper()]
         share = self.settings.net_opponents
@@ -314,6 +337,8 @@ class SearchAgent(TurnAgent):
         self._value_policy: Any = None
         self._value_network: ValueNet | None = None
         self._opponent: Any = None
+        self._policy: Any = None
+        self.policy_net: Path | None = None
         self._nets: dict[Path, Any] = {}
         default_value = settings.value is None and settings.value_net is None
         if self.settings.value:
@@ -322,6 +347,10 @@ class SearchAgent(TurnAgent):
             self.opponent_net = self._network_path(self.settings.opponent_net, _by_table(OPPONENT_NETS, config, None),
                                                    "net_opponents > 0", "net_opponents=0")
             self._opponent = self._load_net(self.opponent_net)
+        if self.settings.policy:
+            self.policy_net = self._network_path(self.settings.policy_net, _by_table(POLICY_NETS, config, None),
+                                                 "policy > 0", "policy=0")
+            self._policy = self._load_net(self.policy_net)
 
     @property
     def worlds(self) -> int:
@@ -367,9 +396,23 @@ class SearchAgent(TurnAgent):
             self._nets[path] = PPOAgent(path, self.config)
         return self._nets[path]
 
+    def _candidates(self, view: SeatView, legal: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
+        """The planner's candidates; with a ``policy`` network, also the network's own turn prefix
+        when the planner did not propose it (with the lowest planner score among the candidates)."""
+        found = super()._candidates(view, legal)
+        if self._policy is not None:
+            own = policy_turn(self._policy, view)
+            if all(path != own for _, path in found):
+                found.append((min((value for value, _ in found), default=0.0), own))
+        return found
+
     def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
-        race = self._simulate(view, [path for _, path in found])
-        return race + self.settings.prior * np.array([value for value, _ in found]) / 100.0
+        paths = [path for _, path in found]
+        scores = self._simulate(view, paths) + self.settings.prior * np.array([value for value, _ in found]) / 100.0
+        if self._policy is not None:
+            assert self.settings.policy is not None  # resolved by for_table
+            scores = scores + self.settings.policy * path_log_probs(self._policy, view, paths)
+        return scores
 
     def score_candidates(self, view: SeatView) -> tuple[list[tuple[Move, ...]], np.ndarray]:
         """The candidate turns a search in ``view`` compares and their scores (the value of step 4
@@ -533,6 +576,11 @@ def opponent_styles(config: GameConfig) -> tuple[HeuristicWeights, ...]:
         replace(base, refill=90.0, wild_spent=5.0, hand_play=3.0, danger=10.0, stock_detour=0.0, stock_need=0.0),
         replace(base, stock_detour=7.0, stock_need=10.0, danger=10.0),
     )
+
+
+def _classic(config: GameConfig) -> bool:
+    """Whether ``config`` is the classic game of its number of players (the game the shipped agents play)."""
+    return config.same_rules(GameConfig(num_players=config.num_players))
 
 
 def _by_table(table: Mapping[int, _T], config: GameConfig, otherwise: _U) -> _T | _U:

@@ -16,13 +16,13 @@ Both agents read only the seat's :class:`~skipbo_env.rules.SeatView` (``act_view
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..bots.heuristic import HeuristicWeights, _Search, default_weights, placement_score
 from ..bots.protocol import AgentBase, NeedsViewError
-from ..encoding import encode_action, fields_from_view
+from ..encoding import action_mask, decode_action, encode_action, encode_view, fields_from_view
 from ..rules import WILD, GameConfig, Move, Play, SeatView, Source
 from ..rules.moves import DISCARDS, Discard
 from ..rules.sampling import sample_states
@@ -183,17 +183,92 @@ class TurnAgent(AgentBase):
     def _predict(self, view: SeatView, move: Move) -> SeatView | None:
         """The view after ``move`` when it reveals nothing (a hand play that keeps cards in hand, a
         discard-pile play); ``None`` otherwise."""
-        if not isinstance(move, Play) or move.source in (Source.STOCK, Source.PARTNER_STOCK):
-            return None
-        if move.source is Source.HAND and len(view.hand) == 1:
-            return None  # R15: the refill is unknown
-        world = sample_states(view, np.random.default_rng(0), 1)[0]  # any world: the move reveals nothing
-        world.apply(move)
-        return world.view(view.seat)
+        return predict_view(view, move)
 
 
 def _same(a: SeatView, b: SeatView) -> bool:
     return a == b and a.completed_cards == b.completed_cards
 
 
-__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "TopK", "TurnAgent"]
+def keeps_turn_known(view: SeatView, move: Move) -> bool:
+    """Whether the seat's view after ``move`` follows from ``view`` alone and the seat is still to
+    move: a hand play that keeps cards in hand, or a discard-pile play. A stock play (the next stock
+    card, R14), the play that empties the hand (the refill, R15), a discard and an end of turn do not."""
+    if not isinstance(move, Play) or move.source in (Source.STOCK, Source.PARTNER_STOCK):
+        return False
+    return not (move.source is Source.HAND and len(view.hand) == 1)
+
+
+def predict_view(view: SeatView, move: Move) -> SeatView | None:
+    """The view after ``move`` where it follows from ``view`` alone (:func:`keeps_turn_known`);
+    ``None`` otherwise."""
+    if not keeps_turn_known(view, move):
+        return None
+    world = sample_states(view, np.random.default_rng(0), 1)[0]  # any world: the move reveals nothing
+    world.apply(move)
+    return world.view(view.seat)
+
+
+class PolicyNet(Protocol):
+    """What :func:`policy_turn` and :func:`path_log_probs` need of a network: the action logits
+    of a batch of observation vectors (:meth:`skipbo_env.agents.ppo.PPOAgent.logits`)."""
+
+    def logits(self, vec: np.ndarray) -> np.ndarray: ...
+
+
+def _masked_log_softmax(net: PolicyNet, views: list[SeatView], config: GameConfig) -> np.ndarray:
+    """``(len(views), actions)``: the network's log-probabilities over each view's legal actions
+    (``-inf`` at the others), in one batch."""
+    logits = net.logits(np.stack([encode_view(v) for v in views])).reshape(len(views), -1)
+    legal = np.stack([action_mask(v.legal_moves(), config) for v in views]).astype(bool)
+    logits = np.where(legal, logits, -np.inf)
+    top = logits.max(axis=1, keepdims=True)
+    return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+
+
+def policy_turn(net: PolicyNet, view: SeatView) -> tuple[Move, ...]:
+    """The turn prefix the network plays from ``view`` (its most likely legal move at each step, as
+    :class:`~skipbo_env.agents.ppo.PPOAgent` plays), up to and including the first move after which
+    the view no longer follows from ``view`` alone (:func:`keeps_turn_known`): the same kind of
+    sequence as the planner's candidates. The seat must be to move."""
+    path: list[Move] = []
+    here: SeatView | None = view
+    while here is not None:
+        move = decode_action(int(np.argmax(_masked_log_softmax(net, [here], view.config)[0])), view.config)
+        path.append(move)
+        here = predict_view(here, move)
+    return tuple(path)
+
+
+def path_log_probs(net: PolicyNet, view: SeatView, paths: list[tuple[Move, ...]]) -> np.ndarray:
+    """Per path: the network's log-probability of playing it from ``view``, its moves' log-softmax
+    over the legal actions summed up to and including the first move that reveals a card
+    (:func:`keeps_turn_known`; a candidate ends there, or with a discard). The positions along the
+    paths are exact (nothing is revealed before them) and are evaluated in one batch, each shared
+    prefix once. Every path must be playable from ``view``."""
+    config = view.config
+    positions: dict[tuple[Move, ...], int] = {}
+    views: list[SeatView] = []
+    steps: list[list[tuple[int, int]]] = []  # per path: (position, action) of each counted move
+    for path in paths:
+        here: SeatView | None = view
+        counted = []
+        for j, move in enumerate(path):
+            assert here is not None
+            key = path[:j]
+            if key not in positions:
+                positions[key] = len(views)
+                views.append(here)
+            counted.append((positions[key], encode_action(move, config)))
+            here = predict_view(here, move)
+            if here is None:
+                break
+        steps.append(counted)
+    if not views:
+        return np.zeros(len(paths))
+    logp = _masked_log_softmax(net, views, config)
+    return np.array([sum(logp[i, a] for i, a in counted) for counted in steps], dtype=np.float64)
+
+
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "PolicyNet", "TopK", "TurnAgent", "keeps_turn_known",
+           "path_log_probs", "policy_turn", "predict_view"]
