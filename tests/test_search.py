@@ -512,7 +512,7 @@ def test_path_log_probs_sum_the_networks_log_softmax_along_each_path():
         view = state.view(state.current)
         paths, _ = agent.score_candidates(view)
         got = path_log_probs(net, view, paths)
-        for path, value in zip(paths, got):
+        for path, value in zip(paths, got, strict=True):
             want, here = 0.0, view
             for move in path:
                 logits = net.logits(encode_view(here))
@@ -533,9 +533,8 @@ def test_policy_option_weighs_candidates_by_the_network():
     turn joins the candidates; an overwhelming weight plays the network's likeliest candidate."""
     pytest.importorskip("torch")
     from skipbo_env.agents.registry import shipped_agent_path
-    from skipbo_env.agents.turns import path_log_probs, policy_turn
-
     from skipbo_env.agents.search import DEFAULT_POLICIES
+    from skipbo_env.agents.turns import path_log_probs, policy_turn
 
     config = GameConfig(num_players=4)
     for players, net in ((3, "ppo-3p"), (4, "ppo-4p")):  # the defaults: the table's shipped network

@@ -70,7 +70,14 @@ from ..rules import GameConfig, IllegalMoveError, Move, SeatView
 from ..rules.sampling import sample_states
 from .ppo import one_torch_thread
 from .shipped import shipped_model_path
-from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, MAX_CANDIDATES, TurnAgent, path_log_probs, policy_turn
+from .turns import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_DISCARDS,
+    MAX_CANDIDATES,
+    TurnAgent,
+    path_log_probs,
+    policy_turn,
+)
 from .valuenet import ValueNet, is_value_file, load_value_net
 
 _T = TypeVar("_T")
