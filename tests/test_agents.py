@@ -60,7 +60,8 @@ def test_scripted_agents_follow_the_protocol(name):
 
 @pytest.mark.parametrize("spec, batched, reads_view", [
     ("random", False, True), ("greedy", False, True), ("heuristic", False, True),
-    ("ppo-2p", True, False), ("ppo-2p-plus", True, False), ("turn-2p", False, True), ("search", False, True),
+    ("ppo-2p", True, False), ("ppo-2p-plus", True, False), ("turn-2p", False, True), ("turn-2p-plus", False, True),
+    ("search", False, True),
 ])
 def test_every_shipped_agent_declares_how_the_game_loops_ask_it(spec, batched, reads_view):
     """Each agent derives from AgentBase; a flag is set exactly when the agent has its own method
@@ -77,7 +78,7 @@ def test_agent_registry_and_errors():
     assert set(AGENTS) == {"random", "greedy", "heuristic", "stock-chaser", "hand-emptier", "blocker", "high-first"}
     assert isinstance(load_agent("heuristic", config, 0), HeuristicAgent)
     with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, stock-chaser, hand-emptier, blocker, high-first, ppo-2p, "
-                       r"turn-2p, ppo-2p-plus, ppo-3p, ppo-4p, ppo-6p, search, or the path"):
+                       r"turn-2p, ppo-2p-plus, ppo-3p, ppo-4p, ppo-6p, turn-2p-plus, search, or the path"):
         load_agent("nope", config)
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         make_agent("nope", config)

@@ -277,3 +277,39 @@ def test_recipe_config_errors_name_the_key(tmp_path, override, message):
 
     with pytest.raises(ConfigError, match=message):
         TurnNetConfig.from_yaml(ROOT / "configs" / "turnnet_2p.yaml", override)
+
+
+def test_two_networks_add_the_policy_log_probability_to_the_turn_scores(net_file):
+    """With a policy network: the turn network's log-softmax over the candidates plus ``policy`` times the
+    policy network's log-probability of each candidate; its own turn joins the candidates."""
+    from skipbo_env.agents.turns import path_log_probs, policy_turn
+
+    config = GameConfig()
+    ppo = load_agent("ppo-2p-plus", config)
+    alone = TurnNetAgent(net_file, config)
+    pair = TurnNetAgent(net_file, config, policy=0.5, policy_net=ppo)
+    joined = 0
+    for state in _positions(12):
+        view = state.view(state.current)
+        found = pair._candidates(view, view.legal_moves())
+        base = alone._candidates(view, view.legal_moves())
+        own = policy_turn(ppo, view)
+        assert found[:len(base)] == base and own in [path for _, path in found]
+        joined += len(found) - len(base)
+        turn = alone._scores(view, found).astype(np.float64)
+        turn = turn - turn.max() - np.log(np.exp(turn - turn.max()).sum())
+        want = turn + 0.5 * path_log_probs(ppo, view, [path for _, path in found])
+        np.testing.assert_allclose(pair._scores(view, found), want, atol=1e-9)
+    assert joined > 0
+
+
+def test_two_networks_options_are_checked():
+    config = GameConfig()
+    path = load_agent("turn-2p", config).path
+    for bad in (-1.0, float("nan"), float("inf"), True, "1"):
+        with pytest.raises(ValueError, match="policy must be a finite weight >= 0"):
+            TurnNetAgent(path, config, policy=bad, policy_net=load_agent("ppo-2p-plus", config))
+    with pytest.raises(ValueError, match="policy > 0 needs a policy_net"):
+        TurnNetAgent(path, config, policy=0.5)
+    plain = TurnNetAgent(path, config, policy=0.0, policy_net=load_agent("ppo-2p-plus", config))
+    assert plain.policy_net is None  # weight 0: the turn network alone

@@ -583,7 +583,7 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
 
 BROWSER_TABLES = [
     ("random", 2, False), ("greedy", 2, False), ("heuristic", 3, False), ("ppo-2p", 2, False),
-    ("ppo-2p-plus", 2, False), ("turn-2p", 2, False), ("ppo-3p", 3, False), ("ppo-4p", 4, False), ("ppo-6p", 6, False), ("search", 2, False), ("search", 3, False), ("search", 4, True), ("search", 6, False),
+    ("ppo-2p-plus", 2, False), ("turn-2p", 2, False), ("turn-2p-plus", 2, False), ("ppo-3p", 3, False), ("ppo-4p", 4, False), ("ppo-6p", 6, False), ("search", 2, False), ("search", 3, False), ("search", 4, True), ("search", 6, False),
 ]
 """Every shipped agent at a table it plays: each trained network at its number of seats, search at 2 and more."""
 

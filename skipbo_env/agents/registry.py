@@ -14,7 +14,7 @@ from .modelfile import CheckpointError
 from .ppo import PPOAgent
 from .rllib_agent import RLlibAgent, is_rllib_checkpoint
 from .search import SearchAgent, parse_search_spec
-from .shipped import SHIPPED, SHIPPED_PLAYERS, SHIPPED_VALUES, shipped_agent_path
+from .shipped import SHIPPED, SHIPPED_PLAYERS, SHIPPED_POLICIES, SHIPPED_VALUES, shipped_agent_path
 from .turnnet import TurnNetAgent, is_turn_agent_file
 from .valuenet import is_value_file
 
@@ -67,7 +67,7 @@ def load_agent(
     spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
 ) -> AgentBase:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
-    ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus`` for 2 players, ``ppo-3p``, ``ppo-4p``, ``ppo-6p`` for 3, 4 and 6;
+    ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus``, ``turn-2p-plus`` for 2 players, ``ppo-3p``, ``ppo-4p``, ``ppo-6p`` for 3, 4 and 6;
     :data:`SHIPPED_PLAYERS`), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
     (``.safetensors``, written by ``train.py --export``, or a turn-agent file written by the
     ``turnnet`` recipe; safe to load from anyone).
@@ -89,6 +89,10 @@ def load_agent(
         return make_agent(spec, config, seed)
     if isinstance(spec, str) and spec in SHIPPED:
         try:
+            if spec in SHIPPED_POLICIES:  # two shipped networks together
+                network, weight = SHIPPED_POLICIES[spec]
+                return TurnNetAgent(shipped_agent_path(spec), config, seed, policy=weight,
+                                    policy_net=PPOAgent(shipped_agent_path(network), config))
             return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
         except CheckpointError as exc:  # a shipped agent asked to play another table
             raise CheckpointError(exc.path, f"the shipped agent {spec!r} does not play this game (it plays "

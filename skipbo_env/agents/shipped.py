@@ -13,13 +13,18 @@ from pathlib import Path
 SHIPPED: dict[str, str] = {
     "ppo-2p": "ppo_2p_default.safetensors", "turn-2p": "turn_2p.safetensors", "ppo-2p-plus": "ppo_2p_plus.safetensors",
     "ppo-3p": "ppo_3p.safetensors", "ppo-4p": "ppo_4p.safetensors", "ppo-6p": "ppo_6p.safetensors",
+    "turn-2p-plus": "turn_2p.safetensors",
 }
 """Trained agents shipped inside the package (``skipbo_env/models/``), by name; each has a model
-card beside it (``<name>.md``)."""
+card beside it (``<name>.md``). An agent of :data:`SHIPPED_POLICIES` names its turn network's file."""
 SHIPPED_PLAYERS: dict[str, int] = {"ppo-2p": 2, "turn-2p": 2, "ppo-2p-plus": 2, "ppo-3p": 3, "ppo-4p": 4,
-                                   "ppo-6p": 6}
+                                   "ppo-6p": 6, "turn-2p-plus": 2}
 """The number of players of the game each shipped agent plays (the classic rules without partners;
 loading it for another table raises an error that names the difference)."""
+SHIPPED_POLICIES: dict[str, tuple[str, float]] = {"turn-2p-plus": ("ppo-2p-plus", 0.5)}
+"""Shipped agents that play two shipped networks together: the turn network of their file (in
+:data:`SHIPPED`) and a shipped PPO agent's move probabilities with a weight
+(:class:`~skipbo_env.agents.turnnet.TurnNetAgent`'s ``policy_net`` and ``policy``), by name."""
 SHIPPED_VALUES: dict[str, str] = {"value-6p": "value_6p.safetensors"}
 """Value networks shipped inside the package (``skipbo_env/models/``, a model card beside each), by
 name: not agents (they choose no move), read by the search agent

@@ -23,6 +23,7 @@ problem is a :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the fi
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from ..rules.cards import HAND_SIZE, PILE_COMPLETE
 from ..rules.moves import Discard, Play
 from ..rules.sampling import unseen_counts
 from .netfile import MLP, NetKind, is_net_file, load_net, write_net
-from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, TurnAgent
+from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, PolicyNet, TurnAgent, path_log_probs, policy_turn
 
 FORMAT = "skipbo-turn-agent"
 FORMAT_VERSION = 1
@@ -264,26 +265,58 @@ def check_turn_game(config: GameConfig) -> None:
 class TurnNetAgent(TurnAgent):
     """Plays the turn network of an agent file (see the module docstring). Implements ``act_view``.
 
+    With a policy network (``policy_net`` and a ``policy`` weight > 0) the agent plays two networks
+    together: each candidate's score is the turn network's log-softmax over the candidates plus
+    ``policy`` times the policy network's log-probability of the candidate
+    (:func:`~skipbo_env.agents.turns.path_log_probs`), and the policy network's own turn prefix
+    (:func:`~skipbo_env.agents.turns.policy_turn`) joins the candidates when the planner did not
+    propose it (as an alternative candidate, with the lowest planner score). The shipped
+    ``turn-2p-plus`` is ``turn-2p`` with ``ppo-2p-plus`` at weight 0.5.
+
     Args:
         path: a turn-agent file (:func:`write_turn_net`).
         config: the game (2 players, no partners; it must be the file's).
         seed: accepted for the agent protocol; the agent is deterministic.
+        policy: weight of the policy network's log-probability (a finite number >= 0).
+        policy_net: an agent with the action logits of observation vectors
+            (:class:`~skipbo_env.agents.ppo.PPOAgent`), or ``None``; it must play ``config``.
     """
 
     name = "turnnet"
 
     def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None, *,
                  candidates: int = DEFAULT_CANDIDATES, discards: int = DEFAULT_DISCARDS,
-                 weights: HeuristicWeights | None = None) -> None:
+                 weights: HeuristicWeights | None = None, policy: float = 0.0,
+                 policy_net: PolicyNet | None = None) -> None:
         if not isinstance(config, GameConfig):
             raise TypeError(f"config must be a GameConfig, got {type(config).__name__}")
         check_turn_game(config)
+        if isinstance(policy, bool) or not isinstance(policy, int | float) or not math.isfinite(policy) or policy < 0:
+            raise ValueError(f"policy must be a finite weight >= 0, got {policy!r}")
+        if policy and policy_net is None:
+            raise ValueError("policy > 0 needs a policy_net (an agent with action logits, e.g. a PPOAgent)")
         super().__init__(config, seed, candidates=candidates, discards=discards, weights=weights)
         self.path = Path(path)
         self.net, self.description = load_turn_net(self.path, config)
+        self.policy = float(policy)
+        self.policy_net = policy_net if policy else None
+
+    def _candidates(self, view: SeatView, legal: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
+        found = super()._candidates(view, legal)
+        if self.policy_net is not None:
+            own = policy_turn(self.policy_net, view)
+            if all(path != own for _, path in found):
+                found.append((min((value for value, _ in found), default=0.0), own))
+        return found
 
     def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
-        return self.net.scores(candidate_features(view, found, self.candidates))
+        scores = self.net.scores(candidate_features(view, found, self.candidates))
+        if self.policy_net is None:
+            return scores
+        scores = scores.astype(np.float64)
+        top = scores.max()
+        scores = scores - top - np.log(np.exp(scores - top).sum())  # log-softmax over the candidates
+        return scores + self.policy * path_log_probs(self.policy_net, view, [path for _, path in found])
 
 
 def candidate_features(view: SeatView, found: list[tuple[float, tuple[Move, ...]]], candidates: int) -> np.ndarray:
