@@ -76,7 +76,7 @@ from .turns import (
     MAX_CANDIDATES,
     TurnAgent,
     path_log_probs,
-    policy_turn,
+    with_policy_turn,
 )
 from .valuenet import ValueNet, is_value_file, load_value_net
 
@@ -407,11 +407,7 @@ class SearchAgent(TurnAgent):
         """The planner's candidates; with a ``policy`` network, also the network's own turn prefix
         when the planner did not propose it (with the lowest planner score among the candidates)."""
         found = super()._candidates(view, legal)
-        if self._policy is not None:
-            own = policy_turn(self._policy, view)
-            if all(path != own for _, path in found):
-                found.append((min((value for value, _ in found), default=0.0), own))
-        return found
+        return found if self._policy is None else with_policy_turn(found, self._policy, view)
 
     def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
         paths = [path for _, path in found]

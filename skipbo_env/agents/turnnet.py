@@ -37,7 +37,14 @@ from ..rules.cards import HAND_SIZE, PILE_COMPLETE
 from ..rules.moves import Discard, Play
 from ..rules.sampling import unseen_counts
 from .netfile import MLP, NetKind, is_net_file, load_net, write_net
-from .turns import DEFAULT_CANDIDATES, DEFAULT_DISCARDS, PolicyNet, TurnAgent, path_log_probs, policy_turn
+from .turns import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_DISCARDS,
+    PolicyNet,
+    TurnAgent,
+    path_log_probs,
+    with_policy_turn,
+)
 
 FORMAT = "skipbo-turn-agent"
 FORMAT_VERSION = 1
@@ -303,11 +310,7 @@ class TurnNetAgent(TurnAgent):
 
     def _candidates(self, view: SeatView, legal: tuple[Move, ...]) -> list[tuple[float, tuple[Move, ...]]]:
         found = super()._candidates(view, legal)
-        if self.policy_net is not None:
-            own = policy_turn(self.policy_net, view)
-            if all(path != own for _, path in found):
-                found.append((min((value for value, _ in found), default=0.0), own))
-        return found
+        return found if self.policy_net is None else with_policy_turn(found, self.policy_net, view)
 
     def _scores(self, view: SeatView, found: list[tuple[float, tuple[Move, ...]]]) -> np.ndarray:
         scores = self.net.scores(candidate_features(view, found, self.candidates))

@@ -240,6 +240,17 @@ def policy_turn(net: PolicyNet, view: SeatView) -> tuple[Move, ...]:
     return tuple(path)
 
 
+def with_policy_turn(found: list[tuple[float, tuple[Move, ...]]], net: PolicyNet,
+                     view: SeatView) -> list[tuple[float, tuple[Move, ...]]]:
+    """The planner's candidates ``found`` (its score, the sequence) with the network's own turn
+    prefix (:func:`policy_turn`) added at the end when it is not among them, with the lowest
+    planner score of ``found`` (0 if empty)."""
+    own = policy_turn(net, view)
+    if any(path == own for _, path in found):
+        return found
+    return [*found, (min((value for value, _ in found), default=0.0), own)]
+
+
 def path_log_probs(net: PolicyNet, view: SeatView, paths: list[tuple[Move, ...]]) -> np.ndarray:
     """Per path: the network's log-probability of playing it from ``view``, its moves' log-softmax
     over the legal actions summed up to and including the first move that reveals a card
@@ -271,4 +282,4 @@ def path_log_probs(net: PolicyNet, view: SeatView, paths: list[tuple[Move, ...]]
 
 
 __all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "PolicyNet", "TopK", "TurnAgent", "keeps_turn_known",
-           "path_log_probs", "policy_turn", "predict_view"]
+           "path_log_probs", "policy_turn", "predict_view", "with_policy_turn"]
