@@ -258,21 +258,23 @@ def path_log_probs(net: PolicyNet, view: SeatView, paths: list[tuple[Move, ...]]
     paths are exact (nothing is revealed before them) and are evaluated in one batch, each shared
     prefix once. Every path must be playable from ``view``."""
     config = view.config
-    positions: dict[tuple[Move, ...], int] = {}
+    positions: dict[tuple[Move, ...], int] = {}  # prefix -> its row in ``views``
     views: list[SeatView] = []
+    after: dict[tuple[Move, ...], SeatView | None] = {(): view}  # prefix -> the view it leaves (None: revealed)
     steps: list[list[tuple[int, int]]] = []  # per path: (position, action) of each counted move
     for path in paths:
-        here: SeatView | None = view
         counted = []
         for j, move in enumerate(path):
-            assert here is not None
             key = path[:j]
+            here = after[key]
+            assert here is not None
             if key not in positions:
                 positions[key] = len(views)
                 views.append(here)
             counted.append((positions[key], encode_action(move, config)))
-            here = predict_view(here, move)
-            if here is None:
+            if path[:j + 1] not in after:
+                after[path[:j + 1]] = predict_view(here, move)
+            if after[path[:j + 1]] is None:
                 break
         steps.append(counted)
     if not views:
