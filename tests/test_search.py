@@ -537,11 +537,11 @@ def test_policy_option_weighs_candidates_by_the_network():
     from skipbo_env.agents.turns import path_log_probs, policy_turn
 
     config = GameConfig(num_players=4)
-    for players, net in ((3, "ppo-3p"), (4, "ppo-4p")):  # the defaults: the table's shipped network
+    for players, net in ((3, "ppo-3p"), (4, "ppo-4p"), (6, "ppo-6p")):  # the defaults: the table's shipped network
         default = _search(GameConfig(num_players=players), worlds=2)
         assert default.settings.policy == DEFAULT_POLICIES[players] > 0
         assert default.policy_net == shipped_agent_path(net)
-    for other in (GameConfig(), GameConfig(num_players=6), GameConfig(num_players=4, short_game=True),
+    for other in (GameConfig(), GameConfig(num_players=6, short_game=True), GameConfig(num_players=4, short_game=True),
                   GameConfig(num_players=3, stock_size=10), GameConfig(num_players=4, partner_game=True)):
         plain = _search(other, worlds=2, value=0.0)  # no default policy: other tables, the variants
         assert plain.settings.policy == 0.0 and plain._policy is None and plain.policy_net is None

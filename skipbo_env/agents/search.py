@@ -113,7 +113,7 @@ a shipped value network (:mod:`skipbo_env.agents.valuenet`), which reads any sea
 POLICY_NETS = {3: "ppo-3p", 4: "ppo-4p", 6: "ppo-6p"}
 """The shipped agent whose move probabilities weigh the candidates (``policy``) by default, per
 number of players (games without partners)."""
-DEFAULT_POLICIES: dict[int, float] = {3: 0.5, 4: 0.5}
+DEFAULT_POLICIES: dict[int, float] = {3: 0.5, 4: 0.5, 6: 0.5}
 """Weight (stock cards per nat) of the policy network's log-probability of each candidate by
 default, per number of players, in the classic game of the table (the one its network plays);
 0 at the tables not listed and in the variants (the short game, other stock sizes, partners)."""
