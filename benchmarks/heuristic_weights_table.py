@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -55,11 +56,7 @@ def heuristic_named(name: str, weights: HeuristicWeights) -> Iterator[None]:
     if name in BOTS:
         raise ValueError(f"{name!r} is already a scripted agent's name")
 
-    class Weighted:
-        def __new__(cls, config: GameConfig, seed: int | None = None):  # type: ignore[misc]
-            return compiled_heuristic(config, seed, weights)
-
-    BOTS[name] = Weighted  # type: ignore[assignment]
+    BOTS[name] = partial(compiled_heuristic, weights=weights)  # type: ignore[assignment]  # called as cls(config, seed=)
     try:
         yield
     finally:
