@@ -35,7 +35,7 @@ def test_table_weights_play_the_same_games_as_the_registered_heuristic():
         weighted = run_tournament(["greedy", "weighted", "weighted"], config, games=12, seed=4, workers=1)
     plain = run_tournament(["greedy", "heuristic", "heuristic"], config, games=12, seed=4, workers=1)
     assert table.WEIGHTS["table"](3) == MULTI_PLAYER_WEIGHTS
-    assert weighted.games == plain.games  # every game move for move: the same winners, turns and stocks left
+    assert weighted.games == plain.games  # every game: the same winners, turns and stocks left
     assert "weighted" not in BOTS  # the name is gone after the block
 
 
