@@ -94,8 +94,9 @@ def test_a_failing_worker_is_an_error_with_its_traceback(tmp_path):
     cfg = TrainConfig.from_dict(pipelined(tmp_path))
     venv = make_vec_env(cfg, {}, 0)
     model = build_model(cfg, venv, None)
-    worker = RolloutWorker(cfg, model, seed=0)
+    worker = RolloutWorker(cfg, seed=0)
     try:
+        worker.start(model)
         worker.request(model.policy, {str(tmp_path / "missing_snapshot.zip"): 1.0})
         with pytest.raises(WorkerError, match="the rollout worker failed") as err:
             worker.receive()
@@ -103,6 +104,16 @@ def test_a_failing_worker_is_an_error_with_its_traceback(tmp_path):
     finally:
         worker.close()
         venv.close()
+
+
+def test_a_worker_started_before_the_model_ends_cleanly_if_the_run_stops_first(tmp_path):
+    """A run starts its rollout worker before it builds its model; a run that stops before the
+    worker got its policy (a bad checkpoint, Ctrl-C) closes it, and the worker ends with code 0."""
+    cfg = TrainConfig.from_dict(pipelined(tmp_path))
+    worker = RolloutWorker(cfg, seed=0)
+    worker.close()
+    worker.close()  # twice: nothing more
+    assert worker._process.exitcode == 0
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -311,3 +311,47 @@ def test_pair_logits_are_the_forward_pass_at_the_legal_actions(config):
         assert (picked == agent.act_batch(steps[:400])).all()
         with pytest.raises(ValueError, match="all zeros"):
             agent.greedy_actions(x.numpy()[:1], np.zeros((1, masks.shape[1]), bool))
+
+
+@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+def test_rollout_actions_are_sb3s_masked_draws_bit_for_bit(config):
+    """ScorerPolicy.forward with masks (what a rollout calls) draws its actions without sb3-contrib's
+    distribution objects: the same actions from the same torch generator state, and the same
+    log-probabilities and values, to the bit; greedy (deterministic) actions too."""
+    import gymnasium as gym
+
+    from skipbo_env.bots import RandomAgent
+    from skipbo_env.episode import decisions
+    from skipbo_env.rules import new_game
+
+    env = gym.make("SkipBo-v0", num_players=config.num_players, partner_game=config.partner_game)
+    torch.manual_seed(3)
+    policy = ScorerPolicy(env.observation_space, env.action_space, lambda _: 1e-4, context_arch=(32,),
+                          scorer_arch=(16, 8), value_arch=(32,))
+    steps = [d.observation for seed in range(2) for d in
+             decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
+    x = torch.as_tensor(np.array([o["observation"] for o in steps[:300]]))
+    masks = np.array([o["action_mask"] for o in steps[:300]]) != 0
+    with torch.no_grad():
+        for deterministic in (False, True):
+            torch.manual_seed(11)
+            actions, values, log_prob = policy(x, deterministic=deterministic, action_masks=masks)
+            torch.manual_seed(11)
+            distribution, latent_vf = policy._masked(x, masks)
+            expected = distribution.get_actions(deterministic=deterministic)
+            assert torch.equal(actions, expected.reshape(-1))
+            assert torch.equal(log_prob, distribution.log_prob(expected))
+            assert torch.equal(values, policy.value_net(latent_vf))
+            assert masks[np.arange(len(x)), actions.numpy()].all()
+
+
+def test_an_agent_files_network_plays_only():
+    """A policy rebuilt from an agent file carries no torch optimizer (building one costs a process
+    about a second): its optimizer refuses to step."""
+    from skipbo_env.agents import load_agent
+    from skipbo_env.agents.agentfile import NoOptimizer
+
+    agent = load_agent("ppo-2p", GameConfig())
+    assert isinstance(agent.policy.optimizer, NoOptimizer)
+    with pytest.raises(RuntimeError, match="play only"):
+        agent.policy.optimizer.step()

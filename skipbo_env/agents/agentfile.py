@@ -278,13 +278,30 @@ def _no_learning(progress_remaining: float) -> float:
     return 0.0
 
 
+class NoOptimizer:
+    """The ``optimizer_class`` of a policy that only plays (an agent file's network, a rollout
+    worker's copy): sb3 builds ``optimizer_class(parameters, lr=...)`` with every policy, and the
+    first torch optimizer a process builds imports ``torch._dynamo`` (about a second). This one
+    holds nothing and cannot step; train a rebuilt policy's weights in a MaskablePPO of its own
+    (``init_from`` in a training config)."""
+
+    def __init__(self, params: Any, **settings: Any) -> None:
+        del params, settings
+
+    def step(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("this policy was rebuilt to play only; it has no optimizer")
+
+    zero_grad = step
+
+
 def _build_policy(path: Path, desc: dict[str, Any]) -> Any:
     """The policy network the description declares, with freshly initialised weights."""
     import torch  # the train extra: load_policy checked that it is there
 
     kind, policy = desc["policy"]["kind"], desc["policy"]
     cls = policy_class(kind)
-    kwargs: dict[str, Any] = {"activation_fn": getattr(torch.nn, ACTIVATIONS[policy["activation"]])}
+    kwargs: dict[str, Any] = {"activation_fn": getattr(torch.nn, ACTIVATIONS[policy["activation"]]),
+                              "optimizer_class": NoOptimizer}
     if kind == "mlp":
         kwargs["net_arch"] = {"pi": list(policy["net_arch"]["pi"]), "vf": list(policy["net_arch"]["vf"])}
     else:
@@ -311,6 +328,8 @@ def _names(names: list[str]) -> str:
 
 def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[Any, dict[str, Any]]:
     """The policy network of the agent file ``path`` on the CPU, in eval mode, and its description.
+    It plays only (its ``optimizer`` is a :class:`NoOptimizer`): to train the weights further, give
+    the file as a training config's ``init_from``.
 
     With ``config``, the policy's sizes must be that game's. Nothing is unpickled, and nothing is
     allocated or read before the header was checked (see the module docstring).

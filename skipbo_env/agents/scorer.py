@@ -304,17 +304,22 @@ class ActionScorer(nn.Module):
             "sizes": self._piece(obs, f"seat{seat}.discard_sizes"),
         }
 
-    def _chain(self, q: torch.Tensor, target: torch.Tensor, avail: torch.Tensor, wilds: torch.Tensor) -> torch.Tensor:
-        """Chain features from piles ``q`` [B, K, 12] to ``target`` [B, 14]: gap one-hot, cover, short, reachable."""
-        b = q.shape[0]
-        gap = torch.bmm(q, (target @ self.gap).reshape(b, BUILD_SLOTS, GAP_CLASSES))
-        need = (target @ self.need).reshape(b, BUILD_SLOTS, BUILD_SLOTS)
-        cover = torch.bmm(q, torch.bmm(need, avail[..., None])).squeeze(-1)
+    def _chains(self, q: torch.Tensor, stock: torch.Tensor, avail: torch.Tensor, wilds: torch.Tensor) -> torch.Tensor:
+        """Chain features (CHAIN_PIECE: gap one-hot, cover, short, reachable) from piles ``q`` [B, K, 12]
+        to each of T targets (``stock`` [B, T, 14] the target card, ``avail`` [B, T, 12] the numbers
+        at hand, ``wilds`` [B, T]): ``[B, K, T * 16]``, target by target. Every sum is of small
+        whole numbers, so the values do not depend on how the piles and targets are batched."""
+        b, k, t = q.shape[0], q.shape[1], stock.shape[1]
+        to_gap = (stock @ self.gap).reshape(b, t, BUILD_SLOTS, GAP_CLASSES).transpose(1, 2)
+        gap = torch.bmm(q, to_gap.reshape(b, BUILD_SLOTS, t * GAP_CLASSES)).reshape(b, k, t, GAP_CLASSES)
+        need = (stock @ self.need).reshape(b, t, BUILD_SLOTS, BUILD_SLOTS)
+        cover = torch.bmm(q, (need @ avail[..., None]).squeeze(-1).transpose(1, 2))  # [B, K, T]
         count = gap[..., :12] @ self.numbers
-        short = torch.relu(count - cover - wilds[:, None])
-        present = q.sum(-1) * (1 - target[:, 13:14])
+        short = torch.relu(count - cover - wilds[:, None, :])
+        present = q.sum(-1)[..., None] * (1 - stock[:, None, :, 13])
         reachable = (short == 0).to(q.dtype) * present
-        return torch.cat([gap, (cover / 12)[..., None], (short / 12)[..., None], reachable[..., None]], dim=-1)
+        return torch.cat([gap, (cover / 12)[..., None], (short / 12)[..., None], reachable[..., None]],
+                         dim=-1).reshape(b, k, -1)
 
     # ------------------------------------------------------------ forward
     def _state(self, obs: torch.Tensor) -> dict:
@@ -330,25 +335,23 @@ class ActionScorer(nn.Module):
             return tops[..., :12].sum(1)
 
         hand_has = (hand[:, :12] > 0).to(obs.dtype)
-        targets = (
-            (own["stock"], torch.clamp(hand_has + numbers(own["tops"]), max=1), hand[:, 12] * 5 + own["tops"][..., 12].sum(1)),
-            (opp["stock"], torch.clamp(numbers(opp["tops"]), max=1), opp["tops"][..., 12].sum(1)),
-            (mate["stock"], torch.clamp(numbers(mate["tops"]), max=1), mate["tops"][..., 12].sum(1)),
-        )
-
-        def chains(q: torch.Tensor) -> torch.Tensor:
-            return torch.cat([self._chain(q, *target) for target in targets], dim=-1)
-
-        context_in = torch.cat([obs, chains(build).reshape(b, -1)], dim=1)
-        return {"b": b, "hand": hand, "build": build, "own": own, "mate": mate, "chains": chains,
-                "context_in": context_in}
+        stock = torch.stack([own["stock"], opp["stock"], mate["stock"]], dim=1)
+        avail = torch.stack([torch.clamp(hand_has + numbers(own["tops"]), max=1),
+                             torch.clamp(numbers(opp["tops"]), max=1), torch.clamp(numbers(mate["tops"]), max=1)], dim=1)
+        wilds = torch.stack([hand[:, 12] * 5 + own["tops"][..., 12].sum(1), opp["tops"][..., 12].sum(1),
+                             mate["tops"][..., 12].sum(1)], dim=1)
+        # the piles as they are (the context) and each raised by one (a play on it: the action rows)
+        after_now = torch.roll(build, 1, dims=-1)  # a legal play raises a pile by one; 12 completes it (0)
+        chains = self._chains(torch.cat([build, after_now], dim=1), stock, avail, wilds)
+        context_in = torch.cat([obs, chains[:, :4].reshape(b, -1)], dim=1)
+        return {"b": b, "hand": hand, "build": build, "own": own, "mate": mate, "after_now": after_now,
+                "after_chains": chains[:, 4:], "context_in": context_in}
 
     def _tables(self, obs: torch.Tensor, st: dict) -> dict[str, torch.Tensor]:
         """Per-state tables that the action rows gather from (one row per card source, pile, ...)."""
         b, hand, build, own, mate = st["b"], st["hand"], st["build"], st["own"], st["mate"]
         zeros1 = obs.new_zeros((b, 1, CARD_SLOTS))
-        after_now = torch.roll(build, 1, dims=-1)  # a legal play raises a pile by one; 12 completes it (0)
-        piles = torch.cat([build, after_now, st["chains"](after_now)], dim=-1)
+        piles = torch.cat([build, st["after_now"], st["after_chains"]], dim=-1)
         hand_pad = torch.cat([hand, obs.new_zeros((b, 1))], dim=1)
         bridge = torch.clamp(torch.bmm(build, (own["stock"] @ self.need).reshape(b, BUILD_SLOTS, BUILD_SLOTS)).sum(1),
                              max=1)
@@ -520,14 +523,29 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         return distribution, self.mlp_extractor.value(context_in) if value else None
 
     def forward(self, obs, deterministic: bool = False, action_masks=None):
-        """Actions, values and log-probabilities; with masks, only the legal actions are scored."""
-        masked = None if action_masks is None else self._masked(obs, action_masks)
-        if masked is None:
+        """Actions, values and log-probabilities; with masks, only the legal actions are scored.
+
+        With masks, the action is drawn as sb3-contrib's masked distribution draws it, with the same
+        tensor operations in the same order (so the same numbers and the same draws from torch's
+        generator), without building its distribution objects (each checks its arguments: about a
+        sixth of a rollout step's cost); ``tests/test_policy.py`` compares the two."""
+        features = None if action_masks is None else self.extract_features(obs)
+        if features is None or isinstance(features, tuple):
             return super().forward(obs, deterministic, action_masks)
-        distribution, latent_vf = masked
-        actions = distribution.get_actions(deterministic=deterministic)
-        log_prob = distribution.log_prob(actions)
-        return actions.reshape(-1), self.value_net(latent_vf), log_prob  # a Discrete space: one action per row
+        mask = torch.as_tensor(action_masks, dtype=torch.bool, device=features.device).reshape(features.shape[0], -1)
+        logits, context_in = self.mlp_extractor.masked_forward(features, mask)
+        # MaskableCategorical(logits) normalises them, apply_masking puts -1e8 on the illegal actions
+        # of the normalised logits and Categorical normalises again
+        first = logits - logits.logsumexp(dim=-1, keepdim=True)
+        masked = torch.where(mask, first, torch.tensor(-1e8, dtype=first.dtype, device=first.device))
+        log_p = masked - masked.logsumexp(dim=-1, keepdim=True)
+        probs = torch.softmax(log_p, dim=-1)
+        if deterministic:
+            actions = torch.argmax(probs, dim=1)
+        else:
+            actions = torch.multinomial(probs, 1, True).T.reshape(-1)
+        log_prob = log_p.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        return actions, self.value_net(self.mlp_extractor.value(context_in)), log_prob
 
     def evaluate_actions(self, obs, actions, action_masks=None):
         """Values, log-probabilities and entropies (PPO's update); with masks, only the legal actions are scored."""

@@ -361,7 +361,8 @@ def run_tournament(
         seed: the tournament seed; same seed, same games and results.
         workers: processes; ``None`` uses every core (with ``ray``, every CPU of the cluster),
             ``1`` plays in this process. The games are split into chunks of at most
-            ``batch_size`` games, at least ``workers`` of them.
+            ``batch_size`` games, of even sizes, a multiple of ``workers`` of them
+            (:func:`chunk_ranges`).
         records_dir: if given, one :class:`skipbo_env.records.GameRecord`
             JSON per game is written there as ``game_NNNNNN.json``.
         progress: called with 0 once the arguments are checked and the games
@@ -406,13 +407,26 @@ def run_tournament(
             pool = stack.enter_context(open_runner(workers or os.cpu_count() or 1, ray))
         if progress is not None:
             progress(0)
-        chunk = max(1, min(batch_size, -(-games // (workers or pool.width))))
-        tasks = [
-            (specs, labels, config, seed, range(start, min(games, start + chunk)), plan, rdir, allow_pickle)
-            for start in range(0, games, chunk)
-        ]
+        tasks = [(specs, labels, config, seed, indices, plan, rdir, allow_pickle)
+                 for indices in chunk_ranges(games, workers or pool.width, batch_size)]
         results = _play_tasks(tasks, pool, progress)
     return aggregate(specs, labels, config, seed, plan, tuple(results[i] for i in range(games)))
+
+
+def chunk_ranges(games: int, width: int, batch_size: int) -> list[range]:
+    """The game indices ``0..games-1`` cut into chunks of at most ``batch_size`` games for ``width``
+    workers: a multiple of ``width`` chunks (when there are enough games), sizes differing by at most
+    one, so that the workers finish together (64, 64, 64, 8 would leave one worker idle for most of
+    its second chunk; 50, 50, 50, 50 does not). Results do not depend on the cut."""
+    rounds = -(-games // (width * batch_size))
+    count = min(games, width * rounds)
+    size, extra = divmod(games, count)
+    out, start = [], 0
+    for i in range(count):
+        stop = start + size + (i < extra)
+        out.append(range(start, stop))
+        start = stop
+    return out
 
 
 def check_agent_specs(specs: Sequence[str], config: GameConfig, allow_pickle: bool = False) -> None:

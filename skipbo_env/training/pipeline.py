@@ -33,6 +33,8 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.callbacks import BaseCallback
 
+from ..agents.agentfile import NoOptimizer
+from ..agents.executors import end_quickly
 from .envs import make_vec_env
 from .opponents import BatchedOpponents
 from .settings import TrainConfig
@@ -66,33 +68,42 @@ def _no_schedule(_progress: float) -> float:
 
 
 def _policy_recipe(model: MaskablePPO) -> tuple[type, dict[str, Any]]:
-    """The class and constructor arguments that rebuild ``model``'s policy in another process."""
+    """The class and constructor arguments that rebuild ``model``'s policy in another process, to play."""
     kwargs = dict(model.policy._get_constructor_parameters())
     kwargs["lr_schedule"] = _no_schedule  # sb3 puts a bound method here: it would pickle the whole policy
+    kwargs["optimizer_class"] = NoOptimizer  # the copy never steps
     return type(model.policy), kwargs
 
 
 class RolloutWorker:
     """A process that plays the run's batched training games with a copy of the policy.
 
-    :meth:`request` sends the policy's weights and the opponent draw weights and returns at once;
-    :meth:`receive` waits for that rollout. One request at a time.
+    Made before the model (it starts at once: imports, games, opponents), then :meth:`start` sends
+    it the policy to build. :meth:`request` sends the policy's weights and the opponent draw weights
+    and returns at once; :meth:`receive` waits for that rollout. One request at a time.
     """
 
-    def __init__(self, cfg: TrainConfig, model: MaskablePPO, seed: int) -> None:
-        policy_class, policy_kwargs = _policy_recipe(model)
+    def __init__(self, cfg: TrainConfig, seed: int) -> None:
         ctx = get_context("spawn")  # the learner holds torch threads; a fork could inherit their locks
         self._conn, child = ctx.Pipe()
         self._process = ctx.Process(
-            target=_worker_main, args=(child, cfg.to_dict(), seed, policy_class, policy_kwargs),
+            target=_worker_main, args=(child, cfg.to_dict(), seed),
             name="skipbo-rollout-worker", daemon=True)
-        self._process.start()
+        self._process.start()  # it imports and builds its games while the learner builds its model
         child.close()
         self._pending = False
+        self._started = False
+
+    def start(self, model: MaskablePPO) -> None:
+        """Send the worker how to build its copy of ``model``'s policy (once, before any request)."""
+        assert not self._started, "the worker builds its policy once"
+        policy_class, policy_kwargs = _policy_recipe(model)
+        self._conn.send(("policy", policy_class, policy_kwargs))
+        self._started = True
 
     def request(self, policy: torch.nn.Module, weights: dict[str, float]) -> None:
         """Start the next rollout with ``policy``'s current weights (copied now) and these opponent weights."""
-        assert not self._pending, "one rollout at a time"
+        assert self._started and not self._pending, "one rollout at a time, after start()"
         # A copy: torch sends tensors through a multiprocessing pipe as shared memory, so the worker
         # would otherwise read the live parameters while the learner's updates change them.
         state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
@@ -112,7 +123,9 @@ class RolloutWorker:
         return payload
 
     def close(self) -> None:
-        """Stop the worker (a rollout in flight is dropped)."""
+        """Stop the worker (a rollout in flight is dropped). Closing twice does nothing."""
+        if self._conn.closed:
+            return
         try:
             self._conn.send(("stop", None, None))
         except (OSError, ValueError):
@@ -133,14 +146,26 @@ def _send(conn: Any, message: tuple[str, Any]) -> bool:
     return True
 
 
-def _worker_main(conn: Any, cfg_dict: dict[str, Any], seed: int, policy_class: type,
-                 policy_kwargs: dict[str, Any]) -> None:
+def _worker_main(conn: Any, cfg_dict: dict[str, Any], seed: int) -> None:
+    """The rollout worker's process: serve rollouts until told to stop or the learner is gone, then
+    end at once (:func:`~skipbo_env.agents.executors.end_quickly`)."""
+    _serve(conn, cfg_dict, seed)
+    end_quickly(0)
+
+
+def _serve(conn: Any, cfg_dict: dict[str, Any], seed: int) -> None:
     try:
         torch.set_num_threads(1)
         torch.manual_seed(seed)  # the actions the worker samples
         cfg = TrainConfig.from_dict(cfg_dict)
         venv = make_vec_env(cfg, {}, seed)
         opponents = BatchedOpponents(cfg, seed)
+        try:
+            kind, policy_class, policy_kwargs = conn.recv()
+        except (EOFError, OSError):  # the learner ended before it built its model
+            return
+        if kind != "policy":
+            return
         policy = policy_class(**policy_kwargs)
         policy.set_training_mode(False)
         obs = np.asarray(venv.reset())  # a Box observation space: one array
@@ -219,18 +244,23 @@ def _fill_buffer(model: MaskablePPO, rollout: Rollout) -> None:
 
 
 def learn_pipelined(model: MaskablePPO, cfg: TrainConfig, seed: int, remaining: int, callback: BaseCallback,
-                    weights: Callable[[], dict[str, float]]) -> None:
+                    weights: Callable[[], dict[str, float]], worker: RolloutWorker | None = None) -> None:
     """Train ``model`` for ``remaining`` more steps with a :class:`RolloutWorker` (see the module docstring).
 
     ``weights()`` gives the opponent draw weights in force (read at every request); ``callback`` sees
-    one ``on_step`` per rollout, after the step count has grown by the rollout's size.
+    one ``on_step`` per rollout, after the step count has grown by the rollout's size. ``worker``: one
+    made earlier with ``RolloutWorker(cfg, seed)`` (its start-up then overlaps the caller's), not yet
+    started; else one is made here. Either way it is closed on return.
     """
-    total, callback = model._setup_learn(remaining, callback, reset_num_timesteps=False, tb_log_name="MaskablePPO")
-    callback.on_training_start(locals(), globals())
-    per_rollout = cfg.ppo.n_steps * cfg.n_envs
-    rollouts = -(-(total - model.num_timesteps) // per_rollout)  # as many as the plain loop collects
-    worker = RolloutWorker(cfg, model, seed)
+    if worker is None:
+        worker = RolloutWorker(cfg, seed)
     try:
+        total, callback = model._setup_learn(remaining, callback, reset_num_timesteps=False,
+                                             tb_log_name="MaskablePPO")
+        callback.on_training_start(locals(), globals())
+        per_rollout = cfg.ppo.n_steps * cfg.n_envs
+        rollouts = -(-(total - model.num_timesteps) // per_rollout)  # as many as the plain loop collects
+        worker.start(model)
         requested, iteration = 1, 0
         worker.request(model.policy, weights())
         while iteration < rollouts:

@@ -49,7 +49,7 @@ from ..agents.registry import SHIPPED, shipped_agent_path
 from ..agents.scorer import FEATURES_VERSION, ScorerPolicy
 from ..agents.tournament import check_agent_specs, lineups, run_tournament
 from ..records import write_bytes_atomic
-from ..rules import ConfigError
+from ..rules import ConfigError, GameConfig
 from .checkpoints import (
     RunWriteError,
     TrainState,
@@ -73,7 +73,7 @@ from .metrics import (
     trim_rows,
 )
 from .opponents import BatchedOpponents, opponent_weights
-from .pipeline import learn_pipelined
+from .pipeline import RolloutWorker, learn_pipelined
 from .pretrain import collect, fit
 from .resume import RESUMABLE_PPO, load_for_resume, load_run_config
 from .settings import TrainConfig
@@ -262,7 +262,16 @@ class Trainer:
         first_snapshot = cfg.opponents.pure_selfplay and not self.state.pool
         if first_snapshot:  # pure self-play: the untrained network is the first opponent, written below
             self.state.pool = [str(self._snapshot_path(self.state.timesteps))]
-        self.venv = make_vec_env(cfg, opponent_weights(cfg, self.state), seed)
+        # the processes start first, so that their imports and set-up overlap this process's
+        worker = RolloutWorker(cfg, seed) if cfg.pipeline and cfg.total_timesteps > self.state.timesteps else None
+        try:
+            self._open_evaluations()
+            self.venv = make_vec_env(cfg, opponent_weights(cfg, self.state), seed)
+        except BaseException:
+            self._close_evaluations()
+            if worker is not None:
+                worker.close()
+            raise
         self.batched = BatchedOpponents(cfg, seed) if cfg.vec_env == "batched" else None
         self._set_weights()
         try:
@@ -279,7 +288,7 @@ class Trainer:
                 callback = RunCallback(self)
                 if cfg.pipeline:
                     learn_pipelined(self.model, cfg, seed, remaining, callback,
-                                    lambda: opponent_weights(self.cfg, self.state))
+                                    lambda: opponent_weights(self.cfg, self.state), worker)
                 else:
                     self.model.learn(total_timesteps=remaining, reset_num_timesteps=False, callback=callback)
                 callback.close()
@@ -289,6 +298,8 @@ class Trainer:
                 self._join_evaluation()
             self._checkpoint()
         finally:
+            if worker is not None:
+                worker.close()  # learn_pipelined closed it, unless the run stopped before
             self.venv.close()
             self._close_evaluations()
         latest = self.run_dir / "latest.zip"
@@ -400,8 +411,6 @@ class Trainer:
         eval_file = self.run_dir / f".eval_model_{steps:010d}.zip"  # unique: tournament workers cache agents by path
         with writing(eval_file):
             self.model.save(eval_file)
-        if self._eval_pool is None and (cfg.eval.workers > 1 or cfg.ray is not None):
-            self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)  # kept for the run's later evaluations
         if cfg.eval.overlap and self._eval_pool is not None:  # one worker: played here, as without overlap
             if self._eval_thread is None:
                 self._eval_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluation")
@@ -416,6 +425,14 @@ class Trainer:
         else:
             self._take_evaluation(steps, st.stage, eval_file,
                                   self._play_evaluation(cfg, eval_file, self.wall_seconds, True))
+
+    def _open_evaluations(self) -> None:
+        """Open the evaluation workers at the session's start (``eval.workers`` > 1 or Ray), kept for
+        all its evaluations, and let them load what the first one needs while the training starts."""
+        cfg = self.cfg
+        if cfg.eval.workers > 1 or cfg.ray is not None:
+            self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)
+            self._eval_pool.prepare(_warm_evaluation_worker, cfg.game)
 
     def _play_evaluation(self, cfg: TrainConfig, eval_file: Path, clock: Callable[[], float],
                          check_agents: bool) -> list[tuple[Any, float]]:
@@ -481,6 +498,17 @@ class Trainer:
         if all(self.last_eval.get(name, 0.0) >= stage.promote_at for name in stage.opponents):
             st.stage += 1
             self._set_weights()
+
+
+def _warm_evaluation_worker(game: GameConfig) -> None:
+    """In an evaluation worker, before the first evaluation: import torch, sb3 and ``torch._dynamo``
+    (loading the evaluated MaskablePPO checkpoint builds its optimizer, and a process's first torch
+    optimizer imports ``torch._dynamo``), and play one deal of greedy against the heuristic (the
+    compiled game and planner kernels every evaluation of a network against scripted agents runs)."""
+    import torch._dynamo  # noqa: F401 - imported for its cost, see above
+    from sb3_contrib import MaskablePPO  # noqa: F401
+
+    run_tournament(["greedy", "heuristic"], game, games=len(lineups(2, game)), seed=0, workers=1)
 
 
 class RunCallback(BaseCallback):
