@@ -355,3 +355,24 @@ def test_an_agent_files_network_plays_only():
     assert isinstance(agent.policy.optimizer, NoOptimizer)
     with pytest.raises(RuntimeError, match="play only"):
         agent.policy.optimizer.step()
+
+
+@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+def test_the_full_pass_sums_each_actions_rows_as_the_selection_product_does(config):
+    """The full pass sums each action's projected table rows one by one in increasing row order
+    instead of multiplying by the 0/1 selection matrix: the same numbers to the bit here (the
+    product adds a row's terms in that order), so shipped agents play the games the documented
+    tables were played with."""
+    from skipbo_env.bots import RandomAgent
+    from skipbo_env.episode import decisions
+    from skipbo_env.rules import new_game
+
+    scorer = scorer_for(config)
+    steps = [d.observation for seed in range(2) for d in
+             decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
+    x = torch.as_tensor(np.array([o["observation"] for o in steps[:200]]))
+    with torch.no_grad():
+        st = scorer._state(x)
+        projected, constant = scorer._projected(x, st)
+        assert torch.equal(scorer._action_in(x, st), scorer.select @ projected + constant)
+
