@@ -213,6 +213,23 @@ def test_an_exported_agent_file_plays_like_its_checkpoint(tmp_path, policy, conf
     assert _positions_agree(reference, safe, config, positions) >= positions
 
 
+@pytest.mark.parametrize("policy", ["mlp", "scorer"])
+def test_a_checkpoint_loaded_to_play_has_the_checkpoints_weights_and_no_optimizer(tmp_path, policy):
+    """PPOAgent loads a .zip to play: no torch optimizer is built (it would cost the process about a
+    second), and the policy's weights are the checkpoint's, as a full MaskablePPO load gives them."""
+    import torch
+
+    from skipbo_env.agents.agentfile import NoOptimizer
+    from skipbo_env.agents.ppo import load_maskable_ppo
+
+    src = _save_model(tmp_path / "model.zip", GameConfig(), policy, seed=4)
+    agent, full = PPOAgent(src, GameConfig(), allow_pickle=True), load_maskable_ppo(src)
+    assert isinstance(agent.policy.optimizer, NoOptimizer)
+    assert isinstance(full.policy.optimizer, torch.optim.Adam)
+    mine, theirs = agent.policy.state_dict(), full.policy.state_dict()
+    assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
+
+
 def test_a_checkpoint_naming_the_scorer_policy_by_its_training_module_path_loads(tmp_path, monkeypatch):
     """Checkpoints pickled while the scorer policy lived in skipbo_env.training.policy name its class there."""
     import skipbo_env.training.policy as training_policy

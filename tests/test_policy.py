@@ -314,10 +314,11 @@ def test_pair_logits_are_the_forward_pass_at_the_legal_actions(config):
 
 
 @pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
-def test_rollout_actions_are_sb3s_masked_draws_bit_for_bit(config):
+def test_rollouts_and_updates_compute_sb3s_masked_distribution_bit_for_bit(config):
     """ScorerPolicy.forward with masks (what a rollout calls) draws its actions without sb3-contrib's
     distribution objects: the same actions from the same torch generator state, and the same
-    log-probabilities and values, to the bit; greedy (deterministic) actions too."""
+    log-probabilities and values, to the bit; greedy (deterministic) actions too. evaluate_actions
+    (PPO's update) gives the same values, log-probabilities, entropies and gradients, to the bit."""
     import gymnasium as gym
 
     from skipbo_env.bots import RandomAgent
@@ -343,6 +344,21 @@ def test_rollout_actions_are_sb3s_masked_draws_bit_for_bit(config):
             assert torch.equal(log_prob, distribution.log_prob(expected))
             assert torch.equal(values, policy.value_net(latent_vf))
             assert masks[np.arange(len(x)), actions.numpy()].all()
+    # PPO's update: values, log-probabilities, entropies and every gradient, to the bit
+    actions = torch.as_tensor([int(np.flatnonzero(m)[i % int(m.sum())]) for i, m in enumerate(masks)])
+    outs = []
+    for evaluate in (ScorerPolicy.evaluate_actions, _sb3_evaluate_actions):
+        policy.zero_grad()
+        values, log_prob, entropy = evaluate(policy, x, actions, masks)
+        (values.square().mean() - (log_prob.exp() * values.squeeze(-1)).mean() - 0.1 * entropy.mean()).backward()
+        outs.append([values, log_prob, entropy] + [p.grad.clone() for p in policy.parameters()])
+    assert all(torch.equal(a, b) for a, b in zip(*outs, strict=True))
+
+
+def _sb3_evaluate_actions(policy: ScorerPolicy, x: torch.Tensor, actions: torch.Tensor, masks: np.ndarray):
+    """evaluate_actions through sb3-contrib's masked distribution objects."""
+    distribution, latent_vf = policy._masked(x, masks)
+    return policy.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
 
 
 def test_an_agent_files_network_plays_only():

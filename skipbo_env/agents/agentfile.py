@@ -293,6 +293,11 @@ class NoOptimizer:
 
     zero_grad = step
 
+    def load_state_dict(self, state: Any, strict: bool = True) -> None:
+        """A checkpoint's optimizer state, loaded with a model that will only play: not kept
+        (sb3's loader calls this with ``strict``, as it calls a module's)."""
+        del state, strict
+
 
 def _build_policy(path: Path, desc: dict[str, Any]) -> Any:
     """The policy network the description declares, with freshly initialised weights."""

@@ -11,6 +11,7 @@ loaded, so the scripted agents and the tournament never pay for them.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,15 +24,20 @@ from ..bots.protocol import AgentBase
 from ..extras import missing_extra
 from ..files import FileReadError, check_readable
 from ..rules import GameConfig
-from .agentfile import checkpoint_format, load_policy, pickle_refusal
+from .agentfile import NoOptimizer, checkpoint_format, load_policy, pickle_refusal
 from .modelfile import CheckpointError, check_spaces
 
 MAX_CHECKPOINT = 4 << 30
 """Largest MaskablePPO checkpoint read (bytes)."""
 
 
-def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None, **settings: Any) -> Any:
+def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None, *, play_only: bool = False,
+                      **settings: Any) -> Any:
     """Load a ``MaskablePPO`` checkpoint (.zip) on the CPU; with ``config``, check it fits that game.
+
+    ``play_only``: the model will only play (:class:`PPOAgent`): its policy is built without a torch
+    optimizer (:class:`~skipbo_env.agents.agentfile.NoOptimizer`; the first torch optimizer a
+    process builds costs it about a second), and the checkpoint's optimizer state is not kept.
 
     The checkpoint is a pickle: loading it runs whatever code the file holds. Call this only
     for files the caller made or was told to trust (a run's own checkpoints, or ``allow_pickle=True``
@@ -57,12 +63,25 @@ def load_maskable_ppo(path: str | os.PathLike, config: GameConfig | None = None,
     except ImportError as exc:
         raise missing_extra(exc, "train", "loading a PPO checkpoint") from exc
     try:
-        model = MaskablePPO.load(path, env=None, device="cpu", **settings)
+        model = (_play_only_class() if play_only else MaskablePPO).load(path, env=None, device="cpu", **settings)
     except Exception as exc:  # sb3 raises many kinds for a bad file (zip, pickle, key errors)
         raise CheckpointError(path, f"not a MaskablePPO checkpoint ({type(exc).__name__}: {exc})") from exc
     if config is not None:
         check_spaces(path, model.observation_space, model.action_space, config)
     return model
+
+
+@functools.cache
+def _play_only_class() -> Any:
+    """``MaskablePPO`` whose policy is built with :class:`~skipbo_env.agents.agentfile.NoOptimizer`."""
+    from sb3_contrib import MaskablePPO  # the train extra: load_maskable_ppo checked that it is there
+
+    class PlayOnlyMaskablePPO(MaskablePPO):
+        def _setup_model(self) -> None:
+            self.policy_kwargs = {**self.policy_kwargs, "optimizer_class": NoOptimizer}
+            super()._setup_model()
+
+    return PlayOnlyMaskablePPO
 
 
 @contextmanager
@@ -124,7 +143,7 @@ class PPOAgent(AgentBase):
         if fmt == "sb3":
             if not allow_pickle:
                 raise CheckpointError(self.path, pickle_refusal("a MaskablePPO checkpoint (.zip)"))
-            self.model = load_maskable_ppo(self.path, config)
+            self.model = load_maskable_ppo(self.path, config, play_only=True)
             self.policy = self.model.policy
         else:
             self.policy, self.description = load_policy(self.path, config)

@@ -556,16 +556,10 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         tensor operations in the same order (so the same numbers and the same draws from torch's
         generator), without building its distribution objects (each checks its arguments: about a
         sixth of a rollout step's cost); ``tests/test_policy.py`` compares the two."""
-        features = None if action_masks is None else self.extract_features(obs)
-        if features is None or isinstance(features, tuple):
+        scored = self._scored(obs, action_masks)
+        if scored is None:
             return super().forward(obs, deterministic, action_masks)
-        mask = torch.as_tensor(action_masks, dtype=torch.bool, device=features.device).reshape(features.shape[0], -1)
-        logits, context_in = self.mlp_extractor.masked_forward(features, mask)
-        # MaskableCategorical(logits) normalises them, apply_masking puts -1e8 on the illegal actions
-        # of the normalised logits and Categorical normalises again
-        first = logits - logits.logsumexp(dim=-1, keepdim=True)
-        masked = torch.where(mask, first, torch.tensor(-1e8, dtype=first.dtype, device=first.device))
-        log_p = masked - masked.logsumexp(dim=-1, keepdim=True)
+        log_p, mask, context_in = scored
         probs = torch.softmax(log_p, dim=-1)
         if deterministic:
             actions = torch.argmax(probs, dim=1)
@@ -575,12 +569,35 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         return actions, self.value_net(self.mlp_extractor.value(context_in)), log_prob
 
     def evaluate_actions(self, obs, actions, action_masks=None):
-        """Values, log-probabilities and entropies (PPO's update); with masks, only the legal actions are scored."""
-        masked = None if action_masks is None else self._masked(obs, action_masks)
-        if masked is None:
+        """Values, log-probabilities and entropies (PPO's update); with masks, only the legal actions
+        are scored, and the log-probabilities and entropies are sb3-contrib's masked distribution's,
+        computed with its tensor operations in its order (the same numbers and gradients, to the
+        bit, ``tests/test_policy.py``) without building the distribution objects."""
+        scored = self._scored(obs, action_masks)
+        if scored is None:
             return super().evaluate_actions(obs, actions, action_masks)
-        distribution, latent_vf = masked
-        return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+        log_p, mask, context_in = scored
+        values = self.value_net(self.mlp_extractor.value(context_in))
+        log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
+        p_log_p = torch.where(mask, log_p * torch.softmax(log_p, dim=-1), torch.tensor(0.0, device=log_p.device))
+        return values, log_prob, -p_log_p.sum(-1)
+
+    def _scored(self, obs: torch.Tensor, action_masks) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        """(log-probabilities [B, actions], mask, value input) with only the legal actions scored,
+        or None without masks or where the features are not shared (then the caller takes the base
+        class's path). The log-probabilities are those of sb3-contrib's ``MaskableCategorical``:
+        its constructor normalises the logits, ``apply_masking`` puts -1e8 on the illegal actions
+        of the normalised logits, and ``Categorical`` normalises again."""
+        if action_masks is None:
+            return None
+        features = self.extract_features(obs)
+        if isinstance(features, tuple):
+            return None
+        mask = torch.as_tensor(action_masks, dtype=torch.bool, device=features.device).reshape(features.shape[0], -1)
+        logits, context_in = self.mlp_extractor.masked_forward(features, mask)
+        first = logits - logits.logsumexp(dim=-1, keepdim=True)
+        masked = torch.where(mask, first, torch.tensor(-1e8, dtype=first.dtype, device=first.device))
+        return masked - masked.logsumexp(dim=-1, keepdim=True), mask, context_in
 
     def get_distribution(self, obs, action_masks=None):
         """The action distribution; with masks, only the legal actions are scored."""

@@ -47,7 +47,7 @@ from ..agents.agentfile import load_policy
 from ..agents.executors import ChunkRunner, open_runner
 from ..agents.registry import SHIPPED, shipped_agent_path
 from ..agents.scorer import FEATURES_VERSION, ScorerPolicy
-from ..agents.tournament import check_agent_specs, lineups, run_tournament
+from ..agents.tournament import DEFAULT_BATCH, check_agent_specs, lineups, run_tournament
 from ..records import write_bytes_atomic
 from ..rules import ConfigError, GameConfig
 from .checkpoints import (
@@ -159,6 +159,10 @@ def _next_due(due: int, every: int, timesteps: int) -> int:
     schedule had fallen behind (a resumed run that turns self-play on or shortens an interval fires
     once, not once a rollout until it catches up)."""
     return due + every * ((timesteps - due) // every + 1)
+
+
+EVAL_BATCH = 256
+"""Largest number of games an evaluation worker plays at once (one forward pass of the network per step)."""
 
 
 class Trainer:
@@ -440,11 +444,14 @@ class Trainer:
         read after it. In the evaluation thread the games run in the pool's processes, ``clock`` is
         the evaluation's start and ``check_agents`` is ``False`` (:meth:`_evaluate` loaded the agents)."""
         out = []
+        # one chunk of games per worker, up to EVAL_BATCH: the network decides all of a worker's
+        # games in one forward pass per step (fewer, larger passes; the results do not change)
+        batch = min(EVAL_BATCH, max(DEFAULT_BATCH, -(-cfg.eval.games // cfg.eval.workers)))
         for opponent in cfg.eval.agents:
             result = run_tournament(evaluation_lineup(str(eval_file), opponent, cfg.game), cfg.game,
                                     games=cfg.eval.games, seed=cfg.eval.seed, workers=cfg.eval.workers,
                                     allow_pickle=True,  # the run's own model file, written just before
-                                    pool=self._eval_pool, check_agents=check_agents)
+                                    pool=self._eval_pool, check_agents=check_agents, batch_size=batch)
             out.append((result, clock()))
         return out
 
@@ -501,12 +508,10 @@ class Trainer:
 
 
 def _warm_evaluation_worker(game: GameConfig) -> None:
-    """In an evaluation worker, before the first evaluation: import torch, sb3 and ``torch._dynamo``
-    (loading the evaluated MaskablePPO checkpoint builds its optimizer, and a process's first torch
-    optimizer imports ``torch._dynamo``), and play one deal of greedy against the heuristic (the
+    """In an evaluation worker, before the first evaluation: import torch and sb3 (the evaluated
+    MaskablePPO checkpoint needs them) and play one deal of greedy against the heuristic (the
     compiled game and planner kernels every evaluation of a network against scripted agents runs)."""
-    import torch._dynamo  # noqa: F401 - imported for its cost, see above
-    from sb3_contrib import MaskablePPO  # noqa: F401
+    from sb3_contrib import MaskablePPO  # noqa: F401 - imported for its cost, see above
 
     run_tournament(["greedy", "heuristic"], game, games=len(lineups(2, game)), seed=0, workers=1)
 
