@@ -9,7 +9,8 @@ import tempfile
 import pytest
 
 from skipbo_env.agents.executors import LocalPool
-from skipbo_env.agents.tournament import chunk_ranges
+from skipbo_env.agents.tournament import chunk_ranges, warm_up
+from skipbo_env.rules import GameConfig
 
 
 @pytest.mark.parametrize("games, width, batch", [(200, 2, 64), (2000, 2, 64), (7, 2, 64), (1, 4, 64), (130, 1, 64),
@@ -51,3 +52,8 @@ def test_prepare_runs_the_warm_up_once_per_worker_in_the_workers(tmp_path):
         assert sorted(i for i, _ in pool.run(_pid_and_print, ["x", "y"])) == [0, 1]
     marks = list(tmp_path.glob("warm_*"))  # closing waited for both warm-ups
     assert len(marks) == 2 and all(int(p.name.split("_")[1]) != os.getpid() for p in marks)
+
+
+@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+def test_the_evaluation_warm_up_plays_one_deal_of_any_game(config):
+    warm_up(config)  # what a training run's evaluation workers run first; it raises on any problem

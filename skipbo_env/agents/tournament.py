@@ -429,6 +429,19 @@ def chunk_ranges(games: int, width: int, batch_size: int) -> list[range]:
     return out
 
 
+def warm_up(config: GameConfig) -> None:
+    """Load in this process what a tournament of a network against scripted agents loads first:
+    torch and sb3 (the network's policy classes, where the ``train`` extra is installed) and the
+    compiled game and planner kernels (one deal of greedy against the heuristic). A training run's
+    evaluation workers run it before their first evaluation
+    (:meth:`~skipbo_env.agents.executors.ChunkRunner.prepare`)."""
+    try:
+        import sb3_contrib  # noqa: F401 - imported for its cost, see above
+    except ImportError:  # scripted agents only: nothing more to load
+        pass
+    run_tournament(["greedy", "heuristic"], config, games=len(lineups(2, config)), seed=0, workers=1)
+
+
 def check_agent_specs(specs: Sequence[str], config: GameConfig, allow_pickle: bool = False) -> None:
     """Load each distinct agent of ``specs`` once in this process (what :func:`run_tournament` does
     before any game starts): a bad spec raises here, before any process starts."""

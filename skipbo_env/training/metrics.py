@@ -9,14 +9,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import matplotlib
 import numpy as np
 
 from ..files import MIB, read_bounded
 from ..records import write_bytes_atomic
-
-matplotlib.use("Agg")  # files only, never a window
-import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 
 if TYPE_CHECKING:
     from ..agents.tournament import TournamentResult
@@ -138,6 +134,11 @@ def plot_learning_curve(metrics: Path, out: Path) -> None:
     rows = read_rows(metrics)
     if not rows:
         return
+    import matplotlib  # heavy (half a second): loaded only when a curve is drawn
+
+    matplotlib.use("Agg")  # files only, never a window
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         mine = [r for r in rows if r["opponent"] == opponent]

@@ -47,9 +47,9 @@ from ..agents.agentfile import load_policy
 from ..agents.executors import ChunkRunner, open_runner
 from ..agents.registry import SHIPPED, shipped_agent_path
 from ..agents.scorer import FEATURES_VERSION, ScorerPolicy
-from ..agents.tournament import DEFAULT_BATCH, check_agent_specs, lineups, run_tournament
+from ..agents.tournament import DEFAULT_BATCH, check_agent_specs, lineups, run_tournament, warm_up
 from ..records import write_bytes_atomic
-from ..rules import ConfigError, GameConfig
+from ..rules import ConfigError
 from .checkpoints import (
     RunWriteError,
     TrainState,
@@ -436,7 +436,7 @@ class Trainer:
         cfg = self.cfg
         if cfg.eval.workers > 1 or cfg.ray is not None:
             self._eval_pool = open_runner(cfg.eval.workers, cfg.ray)
-            self._eval_pool.prepare(_warm_evaluation_worker, cfg.game)
+            self._eval_pool.prepare(warm_up, cfg.game)
 
     def _play_evaluation(self, cfg: TrainConfig, eval_file: Path, clock: Callable[[], float],
                          check_agents: bool) -> list[tuple[Any, float]]:
@@ -505,15 +505,6 @@ class Trainer:
         if all(self.last_eval.get(name, 0.0) >= stage.promote_at for name in stage.opponents):
             st.stage += 1
             self._set_weights()
-
-
-def _warm_evaluation_worker(game: GameConfig) -> None:
-    """In an evaluation worker, before the first evaluation: import torch and sb3 (the evaluated
-    MaskablePPO checkpoint needs them) and play one deal of greedy against the heuristic (the
-    compiled game and planner kernels every evaluation of a network against scripted agents runs)."""
-    from sb3_contrib import MaskablePPO  # noqa: F401 - imported for its cost, see above
-
-    run_tournament(["greedy", "heuristic"], game, games=len(lineups(2, game)), seed=0, workers=1)
 
 
 class RunCallback(BaseCallback):
