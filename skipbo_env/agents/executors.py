@@ -54,7 +54,8 @@ class ChunkRunner:
     def prepare(self, fn: Callable[[Any], Any], arg: Any) -> None:
         """Have each worker run ``fn(arg)`` before the next chunks, and return at once: a warm-up that
         loads what the first chunks need while the caller does other work (local pools; nothing for
-        :class:`InProcess` and Ray). Its result is dropped; an error in it shows in the chunks."""
+        :class:`InProcess` and Ray). Its result, or its error, is dropped: a real problem meets the
+        chunks again, which raise it."""
 
     def close(self) -> None:
         """Release the workers (nothing for :class:`InProcess`)."""
@@ -265,8 +266,8 @@ def end_quickly(code: int = 0) -> None:
     """End this worker process now, without Python's teardown of its modules: with torch loaded that
     teardown takes half a second to a second, and a worker has nothing to save (its results went
     back through its pipe). Flushes stdout and stderr first. A pool worker runs it at exit (registered
-    by :func:`_init_worker`, so it runs before every other exit handler); the rollout worker calls it
-    when told to stop."""
+    by :func:`_init_worker`: exit handlers of modules its chunks load later still run before it, those
+    registered earlier and the module teardown do not); the rollout worker calls it when told to stop."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
