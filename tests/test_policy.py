@@ -39,6 +39,24 @@ def chain(q: int, target: int | None, numbers: set[int], wilds: int) -> tuple[in
     return len(missing), cover, short, int(short == 0)
 
 
+def small_policy_and_positions(config: GameConfig, torch_seed: int) -> tuple[ScorerPolicy, torch.Tensor, np.ndarray]:
+    """A small ScorerPolicy for the game (weights from ``torch_seed``), and the observations [300, obs] and
+    legal-action masks [300, actions] of the first 300 decisions of two random games."""
+    import gymnasium as gym
+
+    from skipbo_env.bots import RandomAgent
+    from skipbo_env.episode import decisions
+
+    env = gym.make("SkipBo-v0", num_players=config.num_players, partner_game=config.partner_game)
+    torch.manual_seed(torch_seed)
+    policy = ScorerPolicy(env.observation_space, env.action_space, lambda _: 1e-4, context_arch=(32,),
+                          scorer_arch=(16, 8), value_arch=(32,))
+    steps = [d.observation for seed in range(2) for d in
+             decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
+    x = torch.as_tensor(np.array([o["observation"] for o in steps[:300]]))
+    return policy, x, np.array([o["action_mask"] for o in steps[:300]]) != 0
+
+
 def check_chain(row: np.ndarray, expected: tuple[int, int, int, int]) -> None:
     gap, cover, short, reach = expected
     assert np.argmax(row[CHAIN["gap"]]) == gap and row[CHAIN["gap"]].sum() == 1
@@ -240,21 +258,10 @@ def test_masked_policy_pass_gives_the_full_pass_distribution_and_gradients(confi
     """With action masks, ScorerPolicy scores only the legal actions (ActionScorer.masked_forward):
     PPO's values, log-probabilities, entropies and every parameter's gradient equal those of the
     full pass of the base class, and the rollouts' greedy actions are the same."""
-    import gymnasium as gym
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from skipbo_env.bots import RandomAgent
-    from skipbo_env.episode import decisions
-    from skipbo_env.rules import new_game
-
-    env = gym.make("SkipBo-v0", num_players=config.num_players, partner_game=config.partner_game)
-    torch.manual_seed(2)
-    policy = ScorerPolicy(env.observation_space, env.action_space, lambda _: 1e-4, context_arch=(32,),
-                          scorer_arch=(16, 8), value_arch=(32,))
-    steps = [d.observation for seed in range(2) for d in
-             decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
-    x = torch.as_tensor(np.array([o["observation"] for o in steps[:300]]))
-    masks = torch.as_tensor(np.array([o["action_mask"] for o in steps[:300]]) != 0)
+    policy, x, legal = small_policy_and_positions(config, torch_seed=2)
+    masks = torch.as_tensor(legal)
     actions = torch.as_tensor([int(np.flatnonzero(m)[i % int(m.sum())]) for i, m in enumerate(masks.numpy())])
     outs = []
     for evaluate in (ScorerPolicy.evaluate_actions, MaskableActorCriticPolicy.evaluate_actions):
@@ -319,20 +326,7 @@ def test_rollouts_and_updates_compute_sb3s_masked_distribution_bit_for_bit(confi
     distribution objects: the same actions from the same torch generator state, and the same
     log-probabilities and values, to the bit; greedy (deterministic) actions too. evaluate_actions
     (PPO's update) gives the same values, log-probabilities, entropies and gradients, to the bit."""
-    import gymnasium as gym
-
-    from skipbo_env.bots import RandomAgent
-    from skipbo_env.episode import decisions
-    from skipbo_env.rules import new_game
-
-    env = gym.make("SkipBo-v0", num_players=config.num_players, partner_game=config.partner_game)
-    torch.manual_seed(3)
-    policy = ScorerPolicy(env.observation_space, env.action_space, lambda _: 1e-4, context_arch=(32,),
-                          scorer_arch=(16, 8), value_arch=(32,))
-    steps = [d.observation for seed in range(2) for d in
-             decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
-    x = torch.as_tensor(np.array([o["observation"] for o in steps[:300]]))
-    masks = np.array([o["action_mask"] for o in steps[:300]]) != 0
+    policy, x, masks = small_policy_and_positions(config, torch_seed=3)
     with torch.no_grad():
         for deterministic in (False, True):
             torch.manual_seed(11)
