@@ -536,15 +536,25 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # a concrete optimizer (Adam): it takes lr
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
-    def _masked(self, obs: torch.Tensor, action_masks, value: bool = True):
-        """(distribution, value features or None) with only the legal actions scored
-        (:meth:`ActionScorer.masked_forward`), or None where the features are not shared (then the
-        caller takes the full pass of the base class)."""
+    def _masked_logits(self, obs: torch.Tensor, action_masks) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        """(logits [B, actions] with only the legal actions scored (:meth:`ActionScorer.masked_forward`),
+        the mask as a bool tensor, the value input), or None without masks or where the features are
+        not shared (then the caller takes the base class's path)."""
+        if action_masks is None:
+            return None
         features = self.extract_features(obs)
         if isinstance(features, tuple):
             return None
         mask = torch.as_tensor(action_masks, dtype=torch.bool, device=features.device).reshape(features.shape[0], -1)
         logits, context_in = self.mlp_extractor.masked_forward(features, mask)
+        return logits, mask, context_in
+
+    def _masked(self, obs: torch.Tensor, action_masks, value: bool = True):
+        """(sb3-contrib's masked distribution, value features or None) from :meth:`_masked_logits`, or None."""
+        scored = self._masked_logits(obs, action_masks)
+        if scored is None:
+            return None
+        logits, mask, context_in = scored
         distribution = self._get_action_dist_from_latent(logits)
         distribution.apply_masking(mask)
         return distribution, self.mlp_extractor.value(context_in) if value else None
@@ -559,7 +569,7 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         scored = self._scored(obs, action_masks)
         if scored is None:
             return super().forward(obs, deterministic, action_masks)
-        log_p, mask, context_in = scored
+        log_p, _, context_in = scored
         probs = torch.softmax(log_p, dim=-1)
         if deterministic:
             actions = torch.argmax(probs, dim=1)
@@ -583,25 +593,21 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         return values, log_prob, -p_log_p.sum(-1)
 
     def _scored(self, obs: torch.Tensor, action_masks) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
-        """(log-probabilities [B, actions], mask, value input) with only the legal actions scored,
-        or None without masks or where the features are not shared (then the caller takes the base
-        class's path). The log-probabilities are those of sb3-contrib's ``MaskableCategorical``:
+        """(log-probabilities [B, actions], mask, value input) from :meth:`_masked_logits`, or None.
+        The log-probabilities are those of sb3-contrib's ``MaskableCategorical``:
         its constructor normalises the logits, ``apply_masking`` puts -1e8 on the illegal actions
         of the normalised logits, and ``Categorical`` normalises again."""
-        if action_masks is None:
+        scored = self._masked_logits(obs, action_masks)
+        if scored is None:
             return None
-        features = self.extract_features(obs)
-        if isinstance(features, tuple):
-            return None
-        mask = torch.as_tensor(action_masks, dtype=torch.bool, device=features.device).reshape(features.shape[0], -1)
-        logits, context_in = self.mlp_extractor.masked_forward(features, mask)
+        logits, mask, context_in = scored
         first = logits - logits.logsumexp(dim=-1, keepdim=True)
         masked = torch.where(mask, first, torch.tensor(-1e8, dtype=first.dtype, device=first.device))
         return masked - masked.logsumexp(dim=-1, keepdim=True), mask, context_in
 
     def get_distribution(self, obs, action_masks=None):
         """The action distribution; with masks, only the legal actions are scored."""
-        masked = None if action_masks is None else self._masked(obs, action_masks, value=False)
+        masked = self._masked(obs, action_masks, value=False)
         if masked is None:
             return super().get_distribution(obs, action_masks)
         return masked[0]
