@@ -27,6 +27,8 @@ What a block says it prints is checked: a comment ``# prints: TEXT`` (in a ```py
 output has a line ``TEXT``; ``...`` in ``TEXT`` stands for any text. A block's claims are found in
 its output in the order they are written. In a ```python block, a comment at the end of a
 ``print(...)`` line must be such a claim: a reader takes any other comment there for the output.
+A block with claims must print the same on every run: it runs with a guard that stops any draw
+from a generator seeded from fresh entropy (an unseeded numpy generator or Gymnasium space).
 """
 
 from __future__ import annotations
@@ -120,11 +122,56 @@ def all_blocks() -> list[Block]:
 BLOCKS = all_blocks()
 
 
-def run_env() -> dict[str, str]:
+# Loaded first by a block that claims its output: a draw from a generator seeded from fresh
+# entropy (numpy's `default_rng()`, a Gymnasium space never seeded) stops the block with a
+# message, since such a block's output can change from run to run (an unseeded
+# `action_space(agent).sample()` once made a documented "random moves reach the turn limit" game
+# end with a winner). An unseeded generator that is replaced before it draws (a bot built without
+# a seed and reseeded at reset) is fine, so numpy's is refused at its first draw.
+UNSEEDED_GUARD = """
+import numpy.random
+import gymnasium.utils.seeding as _seeding
+
+_default_rng, _np_random = numpy.random.default_rng, _seeding.np_random
+
+
+def _refuse(what):
+    raise RuntimeError(
+        what + " seeded from fresh entropy in a block that claims its output (# prints:): "
+        "seed it, e.g. env.action_space(agent).seed(i), so the block prints the same every run"
+    )
+
+
+class _Unseeded(numpy.random.Generator):
+    def __getattribute__(self, name):
+        if not name.startswith("__"):
+            _refuse("a draw (" + name + ") from numpy.random.default_rng()")
+        return super().__getattribute__(name)
+
+
+def default_rng(seed=None):
+    return _Unseeded(numpy.random.PCG64()) if seed is None else _default_rng(seed)
+
+
+def np_random(seed=None):
+    if seed is None:
+        _refuse("a Gymnasium generator (an action space or env)")
+    return _np_random(seed)
+
+
+numpy.random.default_rng, _seeding.np_random = default_rng, np_random
+"""
+
+
+def run_env(guard_dir: str | None = None) -> dict[str, str]:
+    """The blocks' environment; with ``guard_dir`` (holding the unseeded guard as
+    ``sitecustomize.py``) Python loads the guard before the block."""
     env = dict(os.environ)
     env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env.pop("PYTHONPATH", None)
+    if guard_dir is not None:
+        env["PYTHONPATH"] = guard_dir
     return env
 
 
@@ -168,6 +215,11 @@ def test_doc_block_runs(block: Block) -> None:
             pytrace=False,
         )
     with tempfile.TemporaryDirectory() as tmp:
+        guard_dir = None
+        if block.claims:
+            guard_dir = str(Path(tmp) / "guard")
+            Path(guard_dir).mkdir()
+            (Path(guard_dir) / "sitecustomize.py").write_text(UNSEEDED_GUARD, encoding="utf-8")
         if block.lang == "python":
             script = Path(tmp) / "doc_block.py"
             script.write_text(block.code, encoding="utf-8")
@@ -178,7 +230,7 @@ def test_doc_block_runs(block: Block) -> None:
             proc = subprocess.run(
                 cmd,
                 cwd=ROOT,
-                env=run_env(),
+                env=run_env(guard_dir),
                 capture_output=True,
                 text=True,
                 timeout=TIMEOUT_S,
@@ -338,3 +390,25 @@ def test_pages_name_every_extra_and_every_shipped_agent() -> None:
     assert listed and sorted(re.findall(r"`(\w+)`", listed.group(1))) == in_all
     for name in SHIPPED:
         assert f"`{name}`" in readme and f"`{name}`" in index, f"{name} is shipped but not listed"
+
+
+def test_unseeded_guard_stops_draws_from_fresh_entropy(tmp_path: Path) -> None:
+    """The guard loaded before a claiming block lets seeded generators and unused unseeded ones
+    pass, and stops the first draw from an unseeded numpy generator or Gymnasium space."""
+    (tmp_path / "sitecustomize.py").write_text(UNSEEDED_GUARD, encoding="utf-8")
+
+    def run(code: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", code], env=run_env(str(tmp_path)), capture_output=True, text=True, timeout=60
+        )
+
+    seeded = run(
+        "import numpy as np, gymnasium as gym\n"
+        "unused = np.random.default_rng()\n"
+        "space = gym.spaces.Discrete(5, seed=3)\n"
+        "print(np.random.default_rng(1).integers(10), space.sample())\n"
+    )
+    assert seeded.returncode == 0, seeded.stderr
+    for draw in ("np.random.default_rng().integers(10)", "gym.spaces.Discrete(5).sample()"):
+        proc = run(f"import numpy as np, gymnasium as gym\n{draw}\n")
+        assert proc.returncode != 0 and "seeded from fresh entropy" in proc.stderr, draw
