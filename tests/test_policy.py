@@ -332,7 +332,7 @@ def test_rollouts_and_updates_compute_sb3s_masked_distribution_bit_for_bit(confi
             torch.manual_seed(11)
             actions, values, log_prob = policy(x, deterministic=deterministic, action_masks=masks)
             torch.manual_seed(11)
-            distribution, latent_vf = policy._masked(x, masks)
+            distribution, latent_vf = _sb3_distribution_and_value_input(policy, x, masks)
             expected = distribution.get_actions(deterministic=deterministic)
             assert torch.equal(actions, expected.reshape(-1))
             assert torch.equal(log_prob, distribution.log_prob(expected))
@@ -349,9 +349,14 @@ def test_rollouts_and_updates_compute_sb3s_masked_distribution_bit_for_bit(confi
     assert all(torch.equal(a, b) for a, b in zip(*outs, strict=True))
 
 
+def _sb3_distribution_and_value_input(policy: ScorerPolicy, x: torch.Tensor, masks: np.ndarray):
+    """sb3-contrib's masked distribution (``get_distribution``) and the value head's input."""
+    return policy.get_distribution(x, masks), policy.mlp_extractor.value(policy._masked_logits(x, masks)[2])
+
+
 def _sb3_evaluate_actions(policy: ScorerPolicy, x: torch.Tensor, actions: torch.Tensor, masks: np.ndarray):
     """evaluate_actions through sb3-contrib's masked distribution objects."""
-    distribution, latent_vf = policy._masked(x, masks)
+    distribution, latent_vf = _sb3_distribution_and_value_input(policy, x, masks)
     return policy.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
 
 

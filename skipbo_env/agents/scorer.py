@@ -549,16 +549,6 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         logits, context_in = self.mlp_extractor.masked_forward(features, mask)
         return logits, mask, context_in
 
-    def _masked(self, obs: torch.Tensor, action_masks, value: bool = True):
-        """(sb3-contrib's masked distribution, value features or None) from :meth:`_masked_logits`, or None."""
-        scored = self._masked_logits(obs, action_masks)
-        if scored is None:
-            return None
-        logits, mask, context_in = scored
-        distribution = self._get_action_dist_from_latent(logits)
-        distribution.apply_masking(mask)
-        return distribution, self.mlp_extractor.value(context_in) if value else None
-
     def forward(self, obs, deterministic: bool = False, action_masks=None):
         """Actions, values and log-probabilities; with masks, only the legal actions are scored.
 
@@ -607,10 +597,13 @@ class ScorerPolicy(MaskableActorCriticPolicy):
 
     def get_distribution(self, obs, action_masks=None):
         """The action distribution; with masks, only the legal actions are scored."""
-        masked = self._masked(obs, action_masks, value=False)
-        if masked is None:
+        scored = self._masked_logits(obs, action_masks)
+        if scored is None:
             return super().get_distribution(obs, action_masks)
-        return masked[0]
+        logits, mask, _ = scored
+        distribution = self._get_action_dist_from_latent(logits)
+        distribution.apply_masking(mask)
+        return distribution
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
