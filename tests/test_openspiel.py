@@ -216,7 +216,9 @@ def test_golden_games_agree_with_rules_core(path):
     for card in core.hand_cards(core.current):
         state.apply_action(card - 1)
     assert_same(state, core)
-    for move_dict in record["moves"]:
+    for i, move_dict in enumerate(record["moves"]):
+        if i == len(record["moves"]) // 2:
+            assert_round_trips(game, state)
         move = move_from_dict(move_dict)
         core.apply(move)
         state.apply_action(encode_action(move, config))
@@ -229,6 +231,19 @@ def test_golden_games_agree_with_rules_core(path):
     assert state.is_terminal()
     assert state.returns() == list(terminal_rewards(config, core.winner))
     assert core.winner == record["winner"]
+    assert_round_trips(game, state)
+
+
+def assert_round_trips(game, state) -> None:
+    """The state string, the game-and-state string and a pickle all give back the same state."""
+    copies = [game.deserialize_state(state.serialize()),
+              pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1],
+              pickle.loads(pickle.dumps(state))]
+    for copy in copies:
+        assert str(copy) == str(state) and copy.history() == state.history()
+        assert copy.returns() == state.returns() and copy.legal_actions() == state.legal_actions()
+        assert [copy.information_state_string(s) for s in range(game.num_players())] == [
+            state.information_state_string(s) for s in range(game.num_players())]
 
 
 def assert_same(state, core: GameState) -> None:

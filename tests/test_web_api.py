@@ -355,16 +355,16 @@ def test_watch_responses_do_not_depend_on_the_draw_pile_or_the_generator():
     assert GameRecord.from_dict(client.get(f"/api/games/{gid}/record").json()).final_state().is_over
 
 
-SECRET_SEED = 1_234_567_891
+SECRET_SEED = 0x1234_5678_9ABC_DEF0_0FED_CBA9_8765_4321
 
 
 @pytest.mark.parametrize("target", [1, 100_000], ids=["match-ends", "match-goes-on"])
 @pytest.mark.parametrize("seats", [["human", "greedy"], ["greedy", "random"]], ids=["play", "watch"])
 def test_a_drawn_seed_is_shown_only_when_the_match_is_over(monkeypatch, seats, target):
-    """A seed left blank is drawn by the server and rebuilds every deal of the match: no
+    """A seed left blank is a key the server draws, which rebuilds every deal of the match: no
     response holds it until the match is over (then ``match.seed`` shows it), not even the
     record of a finished game."""
-    monkeypatch.setattr("skipbo_env.web.app.secrets.randbelow", lambda n: SECRET_SEED)
+    monkeypatch.setattr("skipbo_env.web.app.secrets.randbits", lambda n: SECRET_SEED)
     web, client = make()
     r = client.post("/api/games", json={"seats": seats, "short": True, "target": target})
     assert r.status_code == 200 and r.json()["seed"] is None

@@ -30,6 +30,7 @@ truncated. Two players and the four-player partner game are zero-sum; the others
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -47,12 +48,14 @@ from ..rules import (
     Move,
     Play,
     Source,
+    StateError,
     card_name,
     sample_state,
 )
 from ..rules.cards import DECK_SIZE, EXPECTED_COUNTS, NUM_DISCARD_PILES
 from ..rules.config import DEFAULT_MOVE_LIMIT, DEFAULT_TURN_LIMIT, MAX_PLAYERS, MIN_PLAYERS
 from .observer import SkipBoObserver
+from .serialization import Base, base_json, format_state, parse_state
 
 CHANCE_CARD_OFFSET = 0
 """Chance outcome of card value ``v`` (1..12, 13 for a wild): ``CHANCE_CARD_OFFSET + v - 1``."""
@@ -108,8 +111,11 @@ def config_from_params(params: dict[str, Any]) -> GameConfig:
     """
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
-        raise ValueError(f"python_skipbo has no parameter {unknown[0]!r}; parameters: {', '.join(PARAMETERS)}")
+        raise ValueError(f"python_skipbo has no parameter {str(unknown[0])[:80]!r}; parameters: {', '.join(PARAMETERS)}")
     p = {**PARAMETERS, **params}
+    for key, value in p.items():
+        if type(value) is int and not -(2**31) <= value < 2**31:
+            raise ConfigError(key, f"must be below 2**31 (OpenSpiel keeps it as a C++ int), got {value}")
     try:
         return _config(p)
     except ConfigError as error:
@@ -158,7 +164,26 @@ class SkipBoGame(pyspiel.Game):
 
     def new_initial_state(self) -> SkipBoState:
         """The state before the deal: a chance node."""
+        if getattr(_PICKLED_PATH, "active", False):
+            raise ValueError("python_skipbo states are not read from OpenSpiel's pickled form "
+                             "(it can run code); use game.deserialize_state on a python_skipbo state string")
         return SkipBoState(self)
+
+    def deserialize_state(self, text: str) -> SkipBoState:
+        """The state of a :meth:`SkipBoState.serialize` string, replayed action by action
+        (:mod:`.serialization`; nothing is unpickled). Raises :class:`StateError` naming the bad field."""
+        parsed = parse_state(text, self.config)
+        state = SkipBoState(self)
+        if parsed.base is not None:
+            state._restore(parsed.base)
+        for i, (player, action) in enumerate(parsed.history):
+            if player != state.current_player() or action not in state.legal_actions():
+                raise StateError(f"history[{i}]", f"{player}:{action} is not a legal action of player "
+                                 f"{state.current_player()} here (legal: {state.legal_actions()[:20]})")
+            state.apply_action(action)
+        if parsed.move_number != state.move_number():
+            raise StateError("move_number", f"is {parsed.move_number}, the history makes {state.move_number()}")
+        return state
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
         """The observer of this game (:class:`~skipbo_env.openspiel.observer.SkipBoObserver`)."""
@@ -285,6 +310,7 @@ class SkipBoState(pyspiel.State):
         self._pending = 0
         self._drawer = -1
         self._log = _Log(game.config.num_players)
+        self._base = ""  # JSON of the sampled position a resampled state's history continues from
 
     @property
     def _gs(self) -> GameState | None:
@@ -328,6 +354,9 @@ class SkipBoState(pyspiel.State):
         return sorted(encode_action(m, self._config) for m in self._gs.legal_moves())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._gs is not None and not self._pending:
+            where = "the terminal node" if self._gs.is_over else f"a decision node (player {self._gs.current})"
+            raise ValueError(f"chance_outcomes() is asked at {where}; only a chance node has outcomes")
         if self._gs is None and self._first is None:
             n = self._config.num_players
             return [(CHANCE_SEAT_OFFSET + s, 1.0 / n) for s in range(n)]
@@ -480,7 +509,26 @@ class SkipBoState(pyspiel.State):
         out._pending = self._pending
         out._drawer = self._drawer
         out._log = self._log.masked(player_id)
+        out._base = base_json(out._first, out._pending, out._drawer, out._log.events, out._gs)
         return out
+
+    def _restore(self, base: Base) -> None:
+        """Start from a sampled position (see :meth:`resample_from_infostate`)."""
+        self._gs = base.state
+        self._first, self._pending, self._drawer = base.first, base.pending, base.drawer
+        self._dealt = [0] * _deal_size(self._config)  # dealt already: the values are not read again
+        for event in base.events:
+            self._log.add(event)
+        self._base = base_json(self._first, self._pending, self._drawer, self._log.events, base.state)
+
+    # ------------------------------------------------------------ serializing
+    def serialize(self) -> str:
+        """This state as a data-only string (:mod:`.serialization`); ``game.deserialize_state`` reads it."""
+        history = [(int(pa.player), int(pa.action)) for pa in self.full_history()]
+        return format_state(history, self.move_number(), self._base)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _unpickle_state, (str(self.get_game()), self.serialize())
 
     def history_tokens(self, player: int, private: bool = True) -> list[str]:
         """What ``player`` saw happen, in order: the first player, every move (with the card it
@@ -508,4 +556,56 @@ class SkipBoState(pyspiel.State):
         return "\n".join(lines)
 
 
+def _unpickle_state(game_string: str, text: str) -> SkipBoState:
+    game = pyspiel.load_game(game_string)
+    if not isinstance(game, SkipBoGame):
+        raise ValueError(f"not a python_skipbo game: {game_string[:80]!r}")
+    return game.deserialize_state(text)
+
+
+_PICKLED_PATH = threading.local()
+"""Set while OpenSpiel's own (pickle-based) deserialization runs: python_skipbo refuses to take part."""
+_SPIEL_SERIALIZE = pyspiel.serialize_game_and_state
+_SPIEL_DESERIALIZE = pyspiel.deserialize_game_and_state
+_HEADER = "# Automatically generated by OpenSpiel SerializeGameAndState\n[Meta]\nVersion: 1\n\n"
+
+
+_SPIEL_LOAD_GAME = pyspiel.load_game
+
+
+def load_game(name: Any, *args: Any) -> pyspiel.Game:
+    """``pyspiel.load_game``; python_skipbo parameters are checked first (a named
+    :class:`ConfigError`, not a failed C++ conversion)."""
+    if name == GAME_TYPE.short_name and len(args) == 1 and isinstance(args[0], dict):
+        config_from_params(args[0])
+    return _SPIEL_LOAD_GAME(name, *args)
+
+
+def serialize_game_and_state(game: pyspiel.Game, state: pyspiel.State) -> str:
+    """``pyspiel.serialize_game_and_state``, with a python_skipbo state written data-only."""
+    if isinstance(state, SkipBoState):
+        return f"{_HEADER}[Game]\n{game}\n[State]\n{state.serialize()}"
+    return _SPIEL_SERIALIZE(game, state)
+
+
+def deserialize_game_and_state(text: str) -> tuple[pyspiel.Game, pyspiel.State]:
+    """``pyspiel.deserialize_game_and_state``: a python_skipbo game's state is read by
+    :meth:`SkipBoGame.deserialize_state`; OpenSpiel's pickled form of it is refused; other games as before."""
+    head, sep, state_text = text.partition("\n[State]\n") if isinstance(text, str) else ("", "", "")
+    game_string = head.rpartition("[Game]\n")[2].strip()
+    if sep and game_string.startswith(GAME_TYPE.short_name + "("):
+        game = _SPIEL_LOAD_GAME(game_string)
+        return game, game.deserialize_state(state_text)
+    _PICKLED_PATH.active = True
+    try:
+        return _SPIEL_DESERIALIZE(text)
+    finally:
+        _PICKLED_PATH.active = False
+
+
 pyspiel.register_game(GAME_TYPE, SkipBoGame)
+# OpenSpiel reads a Python game's state string by unpickling part of it, in C++ where no Python
+# method can take over; the module functions users call are replaced by these (other games unchanged).
+pyspiel.serialize_game_and_state = serialize_game_and_state
+pyspiel.load_game = load_game
+pyspiel.deserialize_game_and_state = deserialize_game_and_state

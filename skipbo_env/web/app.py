@@ -17,8 +17,8 @@ API (all JSON; errors are ``{"error": "..."}`` with a 4xx status)::
 Every request passes :class:`~skipbo_env.web.guard.RequestGuard` first (the host, same-origin
 API requests, JSON bodies) and every response carries its security headers. No answer holds
 what the asking seat may not see: a seat's tables come from its view, the record (the whole
-deal) is sent when the game is over, and a seed the server drew (the request left it blank)
-is shown when the match is over, since it rebuilds every deal of the match.
+deal) is sent when the game is over, and a seed the server drew (the request left it blank:
+a 128-bit key each game's seed is derived from by HMAC) is shown when the match is over.
 
 The server's legal-move list (the rules') is the authority: the page only shows
 the moves it is given and sends back a move id. A game of agents alone
@@ -53,7 +53,7 @@ from ..records import GameRecord  # noqa: E402
 from ..rules import GameConfig, SkipBoError  # noqa: E402
 from ..rules.scoring import MATCH_TARGET  # noqa: E402
 from .guard import RequestGuard  # noqa: E402
-from .matches import HUMAN, GameStore, WebError, WebGame  # noqa: E402
+from .matches import HUMAN, SECRET_BITS, GameStore, WebError, WebGame  # noqa: E402
 from .tables import replay_json  # noqa: E402
 
 STATIC = Path(__file__).parent / "static"
@@ -244,8 +244,8 @@ class WebApp:
         seed = data.get("seed")
         chosen = seed is not None
         if not chosen:
-            seed = secrets.randbelow(2**31)
-        if type(seed) is not int or not 0 <= seed <= MAX_SEED:
+            seed = secrets.randbits(SECRET_BITS)  # a key: the deals come from it by keyed_seed
+        elif type(seed) is not int or not 0 <= seed <= MAX_SEED:
             raise WebError(400, f"seed must be an integer 0..2**63-1, got {seed!r}")
         target = data.get("target", MATCH_TARGET)
         if type(target) is not int or not 1 <= target <= 100_000:

@@ -14,6 +14,8 @@ their own pace.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 import json
 import secrets
 import threading
@@ -39,20 +41,34 @@ MAX_ADVANCE = 50
 """Agent moves one watch-mode request may ask for."""
 
 
-def match_deal(config: GameConfig, seed: int, game_no: int, first: int | None = None) -> GameState:
+SECRET_BITS = 128
+"""Size of a match key the server draws."""
+
+
+def keyed_seed(key: int, purpose: str, index: int, bits: int = SECRET_BITS) -> int:
+    """A seed derived from a secret match ``key`` with HMAC-SHA256 (message ``"PURPOSE INDEX"``,
+    the first ``bits`` bits of the digest): one game's seed, even recovered from its generator,
+    tells nothing of the key or of another game's seed."""
+    digest = hmac.new(key.to_bytes(SECRET_BITS // 8, "big"), f"{purpose} {index}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest, "big") >> (256 - bits)
+
+
+def match_deal(config: GameConfig, seed: int, game_no: int, first: int | None = None, keyed: bool = False) -> GameState:
     """Game ``game_no`` (from 0) of a match of seed ``seed``.
 
     Game 0 is ``new_game(config, seed=seed)``: the deal of ``skipbo play --seed SEED`` and
     ``skipbo demo --seed SEED``, so the same seed deals the same game at the terminal and in the
     browser. Later games pass the deal left (R9) from game 0's first player ``first`` and are
-    dealt from the seed ``derive_seed(seed, game_no, 0)``.
+    dealt from the seed ``derive_seed(seed, game_no, 0)``. With ``keyed`` (a secret key the server
+    drew) every game is dealt from ``keyed_seed(seed, "deal", game_no)`` instead.
     """
-    if game_no == 0:
-        return new_game(config, seed=seed)
-    if first is None:
+    if game_no and first is None:
         raise ValueError(f"game {game_no} of a match needs the first game's first player")
-    game_config = dataclasses.replace(config, first_player=(first + game_no) % config.num_players)
-    return new_game(game_config, seed=derive_seed(seed, game_no, 0))
+    game_config = config if game_no == 0 else dataclasses.replace(
+        config, first_player=(first + game_no) % config.num_players)  # type: ignore[operator]
+    if keyed:
+        return new_game(game_config, seed=keyed_seed(seed, "deal", game_no))
+    return new_game(game_config, seed=seed if game_no == 0 else derive_seed(seed, game_no, 0))
 
 
 class WebError(Exception):
@@ -83,8 +99,9 @@ class WebGame:
         seed: seed of the match: deals (:func:`match_deal`) and agents (seat ``s``: ``derive_seed(seed, s, bits=32)``,
             as at the terminal).
         target: points that win the match (R25).
-        seed_shown: whether answers show the seed from the start (the person chose it); a seed
-            the server drew rebuilds every deal of the match, so it is shown when the match is over.
+        seed_shown: whether answers show the seed from the start (the person chose it). Otherwise
+            the seed is a secret key the server drew (:data:`SECRET_BITS`): every deal and agent
+            seed comes from it through :func:`keyed_seed`, and it is shown when the match is over.
         labels: the name of each seat's player (default: ``"human"`` or the agent's label).
     """
 
@@ -107,7 +124,8 @@ class WebGame:
         """The agent of each agent seat (human seats have none)."""
         for s, spec in enumerate(specs):
             if spec != HUMAN:
-                self.agents[s] = as_agent(load(spec, config, derive_seed(seed, s, bits=32)))
+                agent_seed = derive_seed(seed, s, bits=32) if seed_shown else keyed_seed(seed, "agent", s, bits=32)
+                self.agents[s] = as_agent(load(spec, config, agent_seed))
         self.scores = [0] * config.num_teams
         self.history: list[list[int]] = []
         self.game_no = -1
@@ -119,7 +137,7 @@ class WebGame:
     # ------------------------------------------------------------ games of the match
     def _deal(self) -> None:
         self.game_no += 1
-        self.state: GameState = match_deal(self.config, self.seed, self.game_no, self.first)
+        self.state: GameState = match_deal(self.config, self.seed, self.game_no, self.first, keyed=not self.seed_shown)
         if self.first is None:
             self.first = self.state.current
         self.recorder: GameRecorder = GameRecord.start(self.state, self.labels)
