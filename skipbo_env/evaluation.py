@@ -202,7 +202,9 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
         )
     except BaseException as exc:
         remove_empty_folders(made)
-        if isinstance(exc, ValueError | ConnectionError):  # ConnectionError: no Ray cluster at --ray
+        if isinstance(exc, ConnectionError):  # no Ray cluster at --ray: one line, no usage
+            parser.exit(2, f"{parser.prog}: error: {exc}\n")
+        if isinstance(exc, ValueError):
             parser.error(str(exc))
         raise
     finally:
@@ -246,7 +248,9 @@ def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, confi
         )
     except BaseException as exc:
         remove_empty_folders(made)
-        if isinstance(exc, ValueError | ConnectionError):  # ConnectionError: no Ray cluster at --ray
+        if isinstance(exc, ConnectionError):  # no Ray cluster at --ray: one line, no usage
+            parser.exit(2, f"{parser.prog}: error: {exc}\n")
+        if isinstance(exc, ValueError):
             parser.error(str(exc))
         raise
     extra = {"workers": args.workers or os.cpu_count(), "ray": args.ray, "argv": sys.argv[1:]}

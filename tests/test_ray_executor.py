@@ -10,6 +10,8 @@ leaving a run early cancels the cluster's queued chunks. Skipped without the ``r
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -204,3 +206,45 @@ def test_a_bad_address_and_a_missing_extra_are_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingExtraError, match=r"the 'ray' extra .*skipbo-env\[ray\]"):
         _import_ray()
+
+
+def test_a_real_cluster_passes_the_address_check(cluster):
+    _check_listening(cluster.address)
+
+
+@pytest.fixture
+def http_port():
+    """A plain HTTP server on a free port: something listens there, but not Ray."""
+    import http.server
+    import threading
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+
+
+def test_a_port_that_is_not_ray_is_named(http_port, monkeypatch):
+    with pytest.raises(ConnectionError, match=f"no Ray cluster at '127.0.0.1:{http_port}'.*does not speak"):
+        _check_listening(f"127.0.0.1:{http_port}")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    with pytest.raises(ConnectionError, match="'127.0.0.1:1' \\(from RAY_ADDRESS\\)"):
+        _check_listening("auto")
+
+
+@pytest.mark.parametrize("case", ["http", "stale-env", "closed"])
+def test_evaluate_with_a_wrong_ray_address_ends_within_30_s_with_one_line(http_port, case, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    if case == "stale-env":
+        env["RAY_ADDRESS"] = "127.0.0.1:1"
+    address = {"http": f"127.0.0.1:{http_port}", "stale-env": "auto", "closed": "127.0.0.1:1"}[case]
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "evaluate", "--agents", "greedy", "random",
+                           "--games", "2", "--no-progress", "--ray", address],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert time.monotonic() - start < 30
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no Ray cluster at '127.0.0.1:" in lines[0], done.stderr

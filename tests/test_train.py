@@ -387,3 +387,29 @@ def test_init_from_starts_from_an_agent_files_weights(tmp_path):
                                        ppo=dict(data["ppo"], scorer_arch=[4])))
     with pytest.raises(ConfigError, match="^init_from.*not this run's"):
         run_training(other, progress=False)
+
+
+@pytest.mark.slow
+def test_the_readme_job_repeats_bit_for_bit_on_two_threads_beside_a_busy_process(tmp_path):
+    """The README's main job (configs/quick.yaml, ``threads: 2``: behaviour cloning, DAgger, then PPO
+    on the batched engine), shrunk, twice while another process keeps both cores busy: the same
+    metrics and the same weights."""
+    import zipfile
+
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        for name in ("a", "b"):
+            subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(ROOT / "configs" / "quick.yaml"),
+                            "--name", name, "--runs_dir", str(tmp_path), "--threads", "2",
+                            "--total_timesteps", "4096", "--checkpoint_every", "4096", "--eval.every", "4096",
+                            "--eval.games", "10", "--pretrain.games", "24", "--pretrain.dagger_games", "10",
+                            "--no-progress"], check=True, cwd=tmp_path, capture_output=True, timeout=900)
+    finally:
+        for process in busy:
+            process.kill()
+    a, b = tmp_path / "a", tmp_path / "b"
+    strip = [[{k: v for k, v in r.items() if k != "wall_seconds"} for r in rows(d)] for d in (a, b)]
+    assert strip[0] == strip[1] and len(strip[0]) >= 1
+    for name in ("latest.zip", "best.zip"):
+        weights = [zipfile.ZipFile(d / name).read("policy.pth") for d in (a, b)]
+        assert weights[0] == weights[1], name

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any
 
 from ..extras import missing_extra
@@ -198,21 +199,59 @@ def _import_ray() -> Any:
 
 
 CONNECT_TIMEOUT_S = 10.0
-"""Seconds to wait for a TCP connection to a cluster's ``HOST:PORT`` before Ray is asked to join it."""
+"""Seconds to wait for a cluster's ``HOST:PORT`` to accept a connection and answer before Ray is asked to join it."""
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+"""An HTTP/2 client's opening (the preface and an empty SETTINGS frame); Ray's GCS and Ray Client speak gRPC."""
 
 
 def _check_listening(address: str) -> None:
-    """ConnectionError unless something accepts connections at ``address`` (``HOST:PORT``, with or
-    without ``ray://``; ``auto`` is not checked): where nothing listens, ``ray.init`` retries for
-    minutes before it gives up."""
+    """ConnectionError unless a gRPC server (Ray's GCS or Ray Client) answers at ``address``
+    (``HOST:PORT``, with or without ``ray://``; ``auto``: the address Ray would use, from
+    ``RAY_ADDRESS`` or the cluster ``ray start`` made on this machine). Where nothing listens, or
+    something else does, ``ray.init`` retries for many minutes before it gives up."""
+    source = ""
     if address == "auto":
-        return
+        address, source = _auto_address()
+        if address is None:
+            return  # no cluster recorded here: ray.init says so at once
     host, port = address.removeprefix("ray://").rsplit(":", 1)
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S) as conn:
+            conn.sendall(_HTTP2_PREFACE)
+            answer = _read_some(conn, 9)
     except OSError as exc:
-        raise ConnectionError(f"no Ray cluster at {address!r}: nothing accepts connections there "
+        raise ConnectionError(f"no Ray cluster at {address!r}{source}: nothing accepts connections there "
                               f"({exc.strerror or exc}); start one with `ray start --head` (docs/scaling.md)") from None
+    if len(answer) < 9 or answer[3] != 0x04:  # an HTTP/2 server answers with its SETTINGS frame
+        raise ConnectionError(f"no Ray cluster at {address!r}{source}: the server there does not speak Ray's "
+                              "protocol (gRPC); give the address `ray start --head` printed (docs/scaling.md)")
+
+
+def _read_some(conn: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _auto_address() -> tuple[str | None, str]:
+    """The address ``ray.init(address="auto")`` would join, and where it came from (for messages)."""
+    env = os.environ.get("RAY_ADDRESS", "")
+    if env and env != "auto":
+        if not RAY_ADDRESS.fullmatch(env) or env == "auto":
+            raise ValueError(f"RAY_ADDRESS must be HOST:PORT or ray://HOST:PORT, got {env[:80]!r}")
+        return env, " (from RAY_ADDRESS)"
+    recorded = Path(os.environ.get("RAY_TMPDIR", "/tmp")) / "ray" / "ray_current_cluster"
+    try:
+        text = recorded.read_text(encoding="utf-8", errors="replace").strip()[:200]
+    except OSError:
+        return None, ""
+    if not RAY_ADDRESS.fullmatch(text) or text == "auto":
+        return None, ""
+    return text, f" (the cluster recorded in {recorded})"
 
 
 def _ray_result(ray: Any, ref: Any, chunk: int, chunks: int) -> tuple[str, Any]:

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
+from .threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
@@ -95,9 +96,14 @@ def fit_mlp(plan: FitPlan, train: np.ndarray, val: np.ndarray, rng: np.random.Ge
             held_out: HeldOut, log: Path | None = None, progress: bool = True) -> Fitted:
     """Fit the plan's network on the rows ``train`` (shuffled by ``rng``), measuring ``held_out`` on
     ``val`` after each epoch; ``fit.csv`` rows go to ``log``."""
+    with torch_threads(plan.threads):
+        return _fit(plan, train, val, rng, batch_loss, held_out, log, progress)
+
+
+def _fit(plan: FitPlan, train: np.ndarray, val: np.ndarray, rng: np.random.Generator, batch_loss: BatchLoss,
+         held_out: HeldOut, log: Path | None, progress: bool) -> Fitted:
     import torch  # the train extra, loaded when a fit runs (the command line's --help stays quick)
 
-    torch.set_num_threads(plan.threads)
     torch.manual_seed(plan.seed)
     net = _network(plan)
     opt = torch.optim.Adam(net.parameters(), lr=plan.learning_rate, weight_decay=plan.weight_decay)

@@ -77,6 +77,7 @@ from .pipeline import RolloutWorker, learn_pipelined
 from .pretrain import collect, fit
 from .resume import RESUMABLE_PPO, load_for_resume, load_run_config
 from .settings import TrainConfig
+from .threads import torch_threads
 
 __all__ = ["Trainer", "build_model", "load_run_config", "print_summary", "train"]
 
@@ -212,7 +213,8 @@ class Trainer:
             self._open()
             remove_stale_files(self.run_dir)
             try:
-                return self._train_phases()
+                with torch_threads(self.cfg.threads):
+                    return self._train_phases()
             except RunWriteError as exc:
                 raise RunWriteError(exc.path, f"{exc.problem}; {self._kept()}") from exc
             except OSError as exc:
@@ -253,7 +255,6 @@ class Trainer:
     def _train(self, saved: TrainConfig) -> dict[str, Any]:
         """One session: train ``self.cfg`` up to its ``total_timesteps``; ``saved`` goes to config.yaml."""
         cfg = self.cfg
-        torch.set_num_threads(cfg.threads)
         config_path = self.run_dir / "config.yaml"
         with writing(config_path):
             saved.save_yaml(config_path)
