@@ -576,7 +576,10 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
     mine.parent.mkdir()
     mine.write_bytes(shipped_agent_path("ppo-2p").read_bytes())
     web, client = make(agent_paths=[mine])
-    assert "my_agent" in client.get("/api/agents").json()["trained"]
+    offer = client.get("/api/agents").json()
+    assert "my_agent" in offer["trained"] and "ppo-2p" in offer["trained"]
+    assert offer["scripted"] == ["random", "greedy", "heuristic", "stock-chaser", "hand-emptier", "blocker", "high-first"]
+    assert offer["search"] == ["search"] and not set(offer["trained"]) & {*offer["scripted"], "search"}
     helptext = " ".join(build_parser().format_help().split())
     assert "--allow-pickle" in helptext and "arbitrary code" in helptext
 

@@ -168,13 +168,17 @@ def check_ray_address(address: object) -> str:
     return address
 
 
+MAX_WORKERS = 1024
+"""Most local worker processes a runner starts."""
+
+
 def open_runner(workers: int, ray: str | None = None) -> ChunkRunner:
     """Ray tasks on the cluster at ``ray`` when given, else ``workers`` local processes
     (:class:`InProcess` for 1). Close it when done (it is a context manager)."""
     if ray is not None:
         return RayTasks(ray)
-    if type(workers) is not int or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be an int in 1..{MAX_WORKERS}, got {workers!r}")
     return InProcess() if workers == 1 else LocalPool(workers)
 
 
@@ -211,9 +215,10 @@ def _check_listening(address: str) -> None:
     something else does, ``ray.init`` retries for many minutes before it gives up."""
     source = ""
     if address == "auto":
-        address, source = _auto_address()
-        if address is None:
+        resolved, source = _auto_address()
+        if resolved is None:
             return  # no cluster recorded here: ray.init says so at once
+        address = resolved
     host, port = address.removeprefix("ray://").rsplit(":", 1)
     try:
         with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S) as conn:
@@ -241,7 +246,7 @@ def _auto_address() -> tuple[str | None, str]:
     """The address ``ray.init(address="auto")`` would join, and where it came from (for messages)."""
     env = os.environ.get("RAY_ADDRESS", "")
     if env and env != "auto":
-        if not RAY_ADDRESS.fullmatch(env) or env == "auto":
+        if not RAY_ADDRESS.fullmatch(env):
             raise ValueError(f"RAY_ADDRESS must be HOST:PORT or ray://HOST:PORT, got {env[:80]!r}")
         return env, " (from RAY_ADDRESS)"
     recorded = Path(os.environ.get("RAY_TMPDIR", "/tmp")) / "ray" / "ray_current_cluster"

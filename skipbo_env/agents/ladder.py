@@ -372,8 +372,8 @@ def run_ladder(
     specs = tuple(os.fspath(a) for a in agents)
     labels = _ladder_labels(specs, config)
     games = _check_count("games", games, len(lineups(2, config)))
-    if type(seed) is not int or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if type(seed) is not int or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an int in 0..2**63-1, got {seed!r}")
     counts = _pair_counts(specs, games, pair_games, len(lineups(2, config)))
     for spec in specs:  # fail fast: an unknown agent is named before hours of games
         load_agent(spec, config, seed=None, allow_pickle=allow_pickle)

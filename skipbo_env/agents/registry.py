@@ -10,7 +10,7 @@ import numpy as np
 
 from ..bots import BOTS, AgentBase, ScriptedAgent, make_bot
 from ..rules import GameConfig
-from .modelfile import CheckpointError
+from .modelfile import CheckpointError, short_repr
 from .ppo import PPOAgent
 from .rllib_agent import RLlibAgent, is_rllib_checkpoint
 from .search import SearchAgent, parse_search_spec
@@ -84,7 +84,7 @@ def load_agent(
             naming the file and the problem).
     """
     if not isinstance(spec, str | os.PathLike):
-        raise ValueError(f"an agent spec must be a name or a path, got {spec!r}")
+        raise ValueError(f"an agent spec must be a name or a path, got {short_repr(spec)}")
     if isinstance(spec, str) and spec in AGENTS:
         return make_agent(spec, config, seed)
     if isinstance(spec, str) and spec in SHIPPED:
@@ -102,12 +102,17 @@ def load_agent(
                          "(SearchSettings(value_net=...)); known agents: " + ", ".join(known_agents()))
     if is_search_spec(spec):
         return SearchAgent(config, seed, parse_search_spec(spec))
-    if is_rllib_checkpoint(spec):
+    try:
+        rllib, file = is_rllib_checkpoint(spec), is_checkpoint_spec(spec)
+    except (OSError, ValueError) as exc:  # a name too long for a path, a NUL character
+        raise ValueError(f"unknown agent {short_repr(os.fspath(spec))}: not a name, and not a path this system "
+                         f"can look up ({getattr(exc, 'strerror', None) or exc})") from None
+    if rllib:
         return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
-    if is_checkpoint_spec(spec):
+    if file:
         return _file_agent(spec, config, seed, allow_pickle=allow_pickle)
     raise ValueError(
-        f"unknown agent {spec!r}; known agents: {', '.join(known_agents())}, "
+        f"unknown agent {short_repr(spec)}; known agents: {', '.join(known_agents())}, "
         "or the path of an agent file (.safetensors)"
     )
 

@@ -449,6 +449,12 @@ def check_agent_specs(specs: Sequence[str], config: GameConfig, allow_pickle: bo
         load_agent(spec, config, seed=None, allow_pickle=allow_pickle)
 
 
+MAX_GAMES = 10**8
+"""Most games one tournament plays (each keeps a result row in memory)."""
+MAX_BATCH = 65536
+"""Most games a worker plays at once."""
+
+
 def _check_tournament(
     specs: tuple[str, ...], config: GameConfig, games: Any, seed: Any, batch_size: Any
 ) -> tuple[tuple[int, ...], ...]:
@@ -456,15 +462,15 @@ def _check_tournament(
     if not specs:
         raise ValueError("give at least one agent")
     plan = tuple(lineups(len(specs), config))
-    if type(games) is not int or games < 1 or games % len(plan):
+    if type(games) is not int or not 1 <= games <= MAX_GAMES or games % len(plan):
         raise ValueError(
             f"games must be a positive multiple of the {len(plan)} seatings played per deal "
-            f"({len(specs)} agents, {config.num_players} players), got {games!r}"
+            f"({len(specs)} agents, {config.num_players} players), at most {MAX_GAMES}, got {games!r}"
         )
-    if type(seed) is not int or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    if type(batch_size) is not int or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    if type(seed) is not int or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an int in 0..2**63-1, got {seed!r}")
+    if type(batch_size) is not int or not 1 <= batch_size <= MAX_BATCH:
+        raise ValueError(f"batch_size must be an int in 1..{MAX_BATCH}, got {batch_size!r}")
     return plan
 
 

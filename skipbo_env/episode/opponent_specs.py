@@ -38,6 +38,8 @@ def opponent_specs(specs: Any, config: GameConfig) -> list[OpponentSpec]:
     :func:`~skipbo_env.bots.as_agent`); anything else raises :class:`ConfigError` naming the entry.
     """
     n = config.num_players
+    if isinstance(specs, bytes | bytearray):
+        raise ConfigError("opponents", f"must be an agent name (a str), an agent, or a list of them; got bytes {specs[:40]!r}")
     if isinstance(specs, str | os.PathLike) or not isinstance(specs, Sequence):
         specs = [specs] * (n - 1)
     if len(specs) != n - 1:
@@ -51,9 +53,17 @@ def opponent_specs(specs: Any, config: GameConfig) -> list[OpponentSpec]:
             checked.append(as_agent(spec))
         except TypeError:
             raise ConfigError(
-                f"opponents[{i}]", f"must be an agent name or an object with act(observation) -> int, got {spec!r}"
+                f"opponents[{i}]", f"must be an agent name or an object with act(observation) -> int, got {_shown(spec)}"
             ) from None
     return checked
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def load_opponent(spec: str | os.PathLike, config: GameConfig, index: int, seed: int | None = None) -> AgentBase:

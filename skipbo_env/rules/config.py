@@ -39,7 +39,7 @@ def _resolve_stock_size(stock_size: int | None, num_players: int, short_game: bo
 
 def _check_int(field: str, value: Any, low: int, high: int | None) -> None:
     if type(value) is not int:
-        raise ConfigError(field, f"must be an int, got {type(value).__name__} {value!r}")
+        raise ConfigError(field, f"must be an int, got {type(value).__name__} {repr(value)[:60]}")
     if value < low or (high is not None and value > high):
         allowed = f"be in {low}..{high}" if high is not None else f"be >= {low}"
         raise ConfigError(field, f"must {allowed}, got {value}")

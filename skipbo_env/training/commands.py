@@ -18,6 +18,7 @@ import argparse
 import ast
 import dataclasses
 import inspect
+import io
 import json
 import sys
 import textwrap
@@ -58,7 +59,8 @@ def build_parser(prog: str = "skipbo train") -> argparse.ArgumentParser:
     parser.add_argument("--print-config", metavar="NAME",
                         help="print a shipped configuration (to start one of your own) and exit")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar: a progress line at every evaluation instead (for logs)")
     parser.add_argument("--export", nargs=2, metavar=("MODEL", "OUT"),
                         help="write the checkpoint MODEL (e.g. runs/default/best.zip) as the agent file OUT "
                              "(.safetensors: weights and a JSON description, nothing pickled, safe for anyone to "
@@ -183,6 +185,8 @@ def recipe_main(argv: list[str], prog: str = "skipbo train", recipe: str = "turn
 def main(argv: list[str] | None = None, prog: str = "skipbo train") -> int:
     """Run the command; returns the exit code (errors print one line naming ``prog``)."""
     argv = sys.argv[1:] if argv is None else argv
+    if isinstance(sys.stdout, io.TextIOWrapper):  # progress lines reach a redirected log as the run goes
+        sys.stdout.reconfigure(line_buffering=True)
     try:
         recipe = _recipe(argv)
     except UnknownConfigError as exc:

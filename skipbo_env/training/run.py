@@ -509,17 +509,32 @@ class Trainer:
 
 
 class RunCallback(BaseCallback):
-    """Progress bar, and the trainer's periodic events after each vectorised step."""
+    """Progress bar (or, without one, a line at every ``eval.every`` steps), and the trainer's
+    periodic events after each vectorised step."""
 
     def __init__(self, trainer: Trainer) -> None:
         super().__init__()
         self.trainer = trainer
         self.bar: Any = None  # a tqdm bar from _on_training_start (tqdm ships no types)
+        self._next_line = 0
+        self._start = (0, 0.0)
 
     def _on_training_start(self) -> None:
         cfg = self.trainer.cfg
         self.bar = tqdm(total=cfg.total_timesteps, initial=self.model.num_timesteps, unit="step",
                         disable=not self.trainer.progress, dynamic_ncols=True, smoothing=0.05)
+        self._start = (self.model.num_timesteps, time.perf_counter())
+        self._next_line = self.model.num_timesteps + cfg.eval.every
+
+    def _line(self, steps: int) -> None:
+        """A progress line for logs: steps, rate, ETA and the last evaluation's win rates."""
+        total = self.trainer.cfg.total_timesteps
+        rate = (steps - self._start[0]) / max(time.perf_counter() - self._start[1], 1e-9)
+        eta = (total - steps) / rate if rate > 0 else float("nan")
+        last = getattr(self.trainer, "last_eval", None) or {}
+        wins = "".join(f", vs {k} {v:.2f}" for k, v in last.items())
+        print(f"{steps:,}/{total:,} steps ({steps / total:.0%}), {rate:,.0f} steps/s, ETA {eta / 60:.1f} min{wins}",
+              flush=True)
 
     def _on_rollout_start(self) -> None:
         self.trainer.on_rollout_start()
@@ -531,6 +546,9 @@ class RunCallback(BaseCallback):
         last = getattr(self.trainer, "last_eval", None)
         if last:
             self.bar.set_postfix({f"vs_{k}": f"{v:.2f}" for k, v in last.items()}, refresh=False)
+        if not self.trainer.progress and steps >= self._next_line:
+            self._line(steps)
+            self._next_line = steps + self.trainer.cfg.eval.every
         return True
 
     def close(self) -> None:

@@ -165,7 +165,7 @@ class EvalSettings:
     def __post_init__(self) -> None:
         positive("eval.every", self.every)
         positive("eval.games", self.games)
-        positive("eval.workers", self.workers)
+        check_workers("eval.workers", self.workers)
         if not self.agents:
             raise ConfigError("eval.agents", "needs at least one agent")
         if self.best_against not in self.agents:
@@ -203,7 +203,7 @@ class PretrainSettings:
         if self.dagger_rounds < 0:
             raise ConfigError("pretrain.dagger_rounds", f"must be >= 0, got {self.dagger_rounds}")
         positive("pretrain.dagger_games", self.dagger_games)
-        positive("pretrain.workers", self.workers)
+        check_workers("pretrain.workers", self.workers)
         positive("pretrain.games", self.games)
         positive("pretrain.epochs", self.epochs)
         positive("pretrain.batch_size", self.batch_size)
@@ -293,8 +293,8 @@ class TrainConfig(YamlConfig):
         if not self.runs_dir:
             raise ConfigError("runs_dir", "must name a folder")
         check_seed("seed", self.seed)
-        positive("total_timesteps", self.total_timesteps)
-        positive("n_envs", self.n_envs)
+        bounded("total_timesteps", self.total_timesteps, MAX_TIMESTEPS)
+        bounded("n_envs", self.n_envs, MAX_ENVS)
         check_threads("threads", self.threads)
         check_ray("ray", self.ray)
         positive("checkpoint_every", self.checkpoint_every)
@@ -367,6 +367,25 @@ def positive(name: str, value: float) -> None:
         raise ConfigError(name, f"must be > 0, got {value}")
 
 
+def bounded(name: str, value: int, high: int) -> None:
+    """Refuse ``value`` outside ``1..high``, naming the setting ``name``."""
+    if not 1 <= value <= high:
+        raise ConfigError(name, f"must be in 1..{high}, got {show_text(str(value), 40)}")
+
+
+MAX_TIMESTEPS = 10**12
+"""Most learner decisions a run asks for."""
+MAX_ENVS = 4096
+"""Most environments a run steps at once (each rollout holds n_steps x n_envs observations)."""
+MAX_WORKERS = 1024
+"""Most worker processes a run or an evaluation starts."""
+
+
+def check_workers(name: str, value: int) -> None:
+    """Refuse a worker count outside ``1..MAX_WORKERS``, naming the setting ``name``."""
+    bounded(name, value, MAX_WORKERS)
+
+
 MAX_SEED = 2**63 - 1
 """Largest seed a run takes (torch's and numpy's generators take 63-bit seeds)."""
 
@@ -407,5 +426,6 @@ def _check_weights(name: str, weights: Mapping[str, float]) -> None:
 
 
 __all__ = ["PHASE_KEYS", "CurriculumStage", "EvalSettings", "OpponentSettings", "PPOSettings", "Phase",
-           "MAX_SEED", "MAX_THREADS", "PretrainSettings", "TrainConfig", "check_seed", "check_threads",
+           "MAX_ENVS", "MAX_SEED", "MAX_THREADS", "MAX_TIMESTEPS", "MAX_WORKERS", "PretrainSettings", "TrainConfig",
+           "bounded", "check_seed", "check_threads", "check_workers",
            "positive"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -300,6 +301,10 @@ def _entries_hook(key_tp: Any, value_tp: Any, config: dacite.Config) -> Callable
     return build
 
 
+_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}")
+"""What an unknown key must look like to be named in an error."""
+
+
 def _keys_hook(cls: type) -> Callable[[Any], Any]:
     """A hook that lets through a mapping of ``cls``'s field names only."""
     fields = {f.name for f in dataclasses.fields(cls)}
@@ -310,7 +315,11 @@ def _keys_hook(cls: type) -> Callable[[Any], Any]:
         _mapping(value)
         for key in value:
             if key not in fields:
-                raise _Refused(f"unknown key; allowed: {', '.join(sorted(fields))}", show_text(str(key), 60))
+                if isinstance(key, str) and _SETTING_NAME.fullmatch(key):
+                    raise _Refused(f"unknown key; allowed: {', '.join(sorted(fields))}", key)
+                # not shown: a file that is no configuration (a password file) must not be echoed
+                raise _Refused(f"a key that is not a setting name (not shown; is this a training "
+                               f"configuration?); allowed: {', '.join(sorted(fields))}", "(key)")
         return value
 
     return check

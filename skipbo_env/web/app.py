@@ -48,6 +48,8 @@ from starlette.routing import Mount, Route  # noqa: E402
 from starlette.staticfiles import StaticFiles  # noqa: E402
 
 from ..agents import SHIPPED_PLAYERS, agent_label, known_agents, load_agent  # noqa: E402
+from ..agents.registry import is_search_spec  # noqa: E402
+from ..bots import BOTS  # noqa: E402
 from ..files import FileReadError, is_regular_file  # noqa: E402
 from ..records import GameRecord  # noqa: E402
 from ..rules import GameConfig, SkipBoError  # noqa: E402
@@ -226,7 +228,9 @@ class WebApp:
             "human": HUMAN,
             "agents": list(self.agents),
             "files": [a for a, spec in self.agents.items() if spec != a],
-            "trained": [a for a in self.agents if a not in ("random", "greedy", "heuristic")],
+            "scripted": [a for a in self.agents if a in BOTS],
+            "search": [a for a in self.agents if is_search_spec(a)],
+            "trained": [a for a, spec in self.agents.items() if a not in BOTS and not is_search_spec(a)],
             "players": {a: SHIPPED_PLAYERS[a] for a in self.agents if a in SHIPPED_PLAYERS},
             "allow_pickle": self.allow_pickle,
             "max_games": self.store.max_games,
