@@ -22,10 +22,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from .. import nets
-from ..nets import FEATURES_VERSION, ActionScorer
 
 
-class Extractor(ActionScorer):
+class Extractor(nets.ActionScorer):
     """:class:`~skipbo_env.nets.ActionScorer` as sb3's ``mlp_extractor``: sb3 reads the sizes of the
     two latents (one logit per action; the value head's input)."""
 
@@ -49,10 +48,10 @@ class ScorerPolicy(MaskableActorCriticPolicy):
 
     def __init__(self, observation_space, action_space, lr_schedule, context_arch=(256,), scorer_arch=(64, 32),
                  value_arch=(256, 256), activation_fn: type[nn.Module] = nn.ReLU,
-                 features_version: int = FEATURES_VERSION, **kwargs):
-        if features_version != FEATURES_VERSION:
+                 features_version: int = nets.FEATURES_VERSION, **kwargs):
+        if features_version != nets.FEATURES_VERSION:
             raise ValueError(f"this checkpoint's scorer policy was trained on features version {features_version}; "
-                             f"this code computes version {FEATURES_VERSION}")
+                             f"this code computes version {nets.FEATURES_VERSION}")
         self.context_arch = tuple(context_arch)
         self.scorer_arch = tuple(scorer_arch)
         self.value_arch = tuple(value_arch)
@@ -147,7 +146,7 @@ class ScorerPolicy(MaskableActorCriticPolicy):
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
         data.update(context_arch=self.context_arch, scorer_arch=self.scorer_arch, value_arch=self.value_arch,
-                    features_version=FEATURES_VERSION)
+                    features_version=nets.FEATURES_VERSION)
         return data
 
 
