@@ -10,7 +10,9 @@ rebuild the network around them (format version 1):
 ``policy``
     ``kind``: ``"mlp"`` (sb3-contrib's ``MaskableActorCriticPolicy``, the
     ``MlpPolicy`` of ``MaskablePPO``) or ``"scorer"``
-    (:class:`skipbo_env.agents.scorer.ScorerPolicy`); ``activation``
+    (:class:`skipbo_env.agents.scorer.ScorerPolicy`, an adapter over
+    :class:`skipbo_env.nets.ScorerNet`: :func:`load_scorer_net` and
+    :func:`write_scorer_net` read and write the plain network); ``activation``
     (``"relu"``, ``"tanh"``, ``"elu"``, ``"leaky_relu"``, ``"gelu"``,
     ``"silu"``); for ``mlp`` ``net_arch`` (``{"pi": [...], "vf": [...]}``);
     for ``scorer`` ``context_arch``, ``scorer_arch``, ``value_arch`` and
