@@ -65,7 +65,7 @@ class Args:
     total_timesteps: int = _arg(2_000_000, "learner decisions to train for, summed over the games")
     num_envs: int = _arg(128, "games played at once")
     num_steps: int = _arg(64, "decisions per game in one rollout (a rollout is num_envs * num_steps)")
-    learning_rate: float = _arg(3e-4, "Adam's step size")
+    learning_rate: float = _arg(1e-3, "Adam's step size")
     anneal_lr: bool = _arg(True, "decrease the step size linearly to 0 over the run")
     gamma: float = _arg(0.995, "discount per decision (a game is about 100 of the learner's)")
     gae_lambda: float = _arg(0.95, "lambda of the generalized advantage estimate")
