@@ -74,6 +74,7 @@ from ..files import FileReadError, read_prefix
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError, new_game
 from .modelfile import CheckpointError, TensorHeader, check_spaces, read_header, short_repr
+from .shipped import SHIPPED, shipped_agent_path
 
 SUFFIX = ".safetensors"
 """The file name suffix of agent files."""
@@ -556,8 +557,6 @@ def load_scorer_net(source: str | os.PathLike, config: GameConfig | None = None)
         CheckpointError: what :func:`load_policy` raises, or a file of another kind (``mlp``).
     """
     import torch  # the train extra: load_policy checks that it is there
-
-    from .shipped import SHIPPED, shipped_agent_path
 
     path = shipped_agent_path(source) if isinstance(source, str) and source in SHIPPED else Path(source)
     policy, desc = load_policy(path, config)
