@@ -35,12 +35,14 @@ import torch
 from torch import optim
 from torch.distributions import Categorical
 
+from ..agents import load_agent
 from ..agents.agentfile import load_scorer_net, write_scorer_net
 from ..agents.tournament import lineups, run_tournament
 from ..bots.protocol import AgentBase
 from ..nets import ScorerNet
 from ..rules import ConfigError, GameConfig
 from ..training.metrics import append_rows, evaluation_lineup, evaluation_row
+from ..vector.learner import ENGINE_OPPONENTS
 
 
 def _arg(default: Any, doc: str) -> Any:
@@ -178,13 +180,18 @@ class Opponents:
     def __init__(self, args: Args, envs: Any) -> None:
         self.args, self.envs = args, envs
         self.rng = np.random.default_rng(args.seed)
+        # agents that play from Python (files, shipped networks, other styles) are loaded once, here;
+        # the engine's own (random, greedy, heuristic) are named, and play inside its kernels
+        self.loaded = {spec: load_agent(spec, args.game, seed=args.seed + i)
+                       for i, spec in enumerate(dict.fromkeys(args.opponents))
+                       if spec != "self" and spec not in ENGINE_OPPONENTS}
         self.snapshot: SnapshotOpponent | None = None
         self.snapshot_step = -1
         self.current: Any = None
 
     def draw(self, net: ScorerNet, step: int) -> str:
         spec = self.args.opponents[int(self.rng.integers(len(self.args.opponents)))]
-        chosen: Any = spec
+        chosen: Any = self.loaded.get(spec, spec)
         if spec == "self":
             if self.snapshot is None or step - self.snapshot_step >= self.args.selfplay_every:
                 self.snapshot, self.snapshot_step = SnapshotOpponent(net, self.args.seed + step), step
