@@ -146,7 +146,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
             parser.add_argument(flag, type=scalar[str(f.type)], default=f.default, help=doc)
     values = vars(parser.parse_args(argv))
     try:
-        return Args(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+        settings: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        return Args(**settings)
     except ConfigError as exc:
         parser.error(str(exc))
         raise  # parser.error exits
