@@ -35,6 +35,7 @@ DEFAULT_RUNS = (
     ("zero_2p (self-play, no teacher)", IMG / "metrics_zero_2p.csv"),
     ("sb3 defaults on SkipBo-v0", IMG / "metrics_sb3_default_2p.csv"),
     ("RLlib PPO (train_rllib.py)", IMG / "metrics_rllib_ppo_2p.csv"),
+    ("cleanrl_ppo (one file, no teacher)", IMG / "metrics_cleanrl_ppo_2p.csv"),
 )
 
 
@@ -75,14 +76,16 @@ def markdown(curves: Sequence[tuple[str, list]], against: str) -> str:
 def plot(curves: Sequence[tuple[str, list]], against: str, out: Path) -> None:
     """Two panels: win rate by steps and by wall minutes, each point with its 95% interval."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    for name, points in curves:
+    colors = [*plt.get_cmap("tab10").colors, "black", "olive"]  # one per run, past tab10's ten
+    for i, (name, points) in enumerate(curves):
         steps = [p[0] / 1e6 for p in points]
         minutes = [p[1] / 60 for p in points]
         rate = [p[3] for p in points]
         low = [p[3] - p[4] for p in points]
         high = [p[5] - p[3] for p in points]
         for ax, x in zip(axes, (steps, minutes), strict=True):
-            ax.errorbar(x, rate, yerr=[low, high], marker="o", markersize=3, capsize=2, label=name)
+            ax.errorbar(x, rate, yerr=[low, high], marker="o", markersize=3, capsize=2, label=name,
+                        color=colors[i % len(colors)])
     axes[0].set_xlabel("environment steps (millions)")
     axes[1].set_xlabel("wall time (minutes, 2 cores, pretraining included)")
     axes[0].set_ylabel(f"win rate against {against}")

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from skipbo_env.agents.scorer import ACTION_PIECES, KINDS, ActionScorer, ScorerPolicy, game_of_spaces
+from skipbo_env.agents.scorer import ScorerPolicy
 from skipbo_env.encoding import decode_action, num_actions, observe
+from skipbo_env.nets import ACTION_PIECES, ActionScorer, game_of_spaces
+from skipbo_env.nets.scorer_features import KINDS
 from skipbo_env.rules import WILD, Discard, GameConfig, Play, Source, new_game
 
 OFFSETS = {}
@@ -210,7 +212,7 @@ def test_checkpoint_of_other_features_version_is_refused(tmp_path):
 
     import skipbo_env  # noqa: F401
     from agents import CheckpointError, PPOAgent
-    from skipbo_env.agents.scorer import FEATURES_VERSION
+    from skipbo_env.nets import FEATURES_VERSION
 
     model = MaskablePPO(ScorerPolicy, gym.make("SkipBo-v0"), n_steps=32, batch_size=32, seed=0, device="cpu",
                         policy_kwargs={"context_arch": [8], "value_arch": [8], "scorer_arch": [8],
@@ -232,10 +234,10 @@ def test_scorer_forward_equals_the_feature_row_reference(config):
     import torch
     from torch import nn
 
-    from skipbo_env.agents.scorer import ActionScorer
     from skipbo_env.bots import RandomAgent
     from skipbo_env.encoding import num_actions, observation_layout
     from skipbo_env.episode import decisions
+    from skipbo_env.nets import ActionScorer
     from skipbo_env.rules import new_game
 
     torch.manual_seed(0)
@@ -290,10 +292,10 @@ def test_pair_logits_are_the_forward_pass_at_the_legal_actions(config):
     import torch
     from torch import nn
 
-    from skipbo_env.agents.scorer import ActionScorer
     from skipbo_env.bots import RandomAgent
     from skipbo_env.encoding import num_actions, observation_layout
     from skipbo_env.episode import decisions
+    from skipbo_env.nets import ActionScorer
     from skipbo_env.rules import new_game
 
     torch.manual_seed(1)

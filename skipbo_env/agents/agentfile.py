@@ -10,7 +10,9 @@ rebuild the network around them (format version 1):
 ``policy``
     ``kind``: ``"mlp"`` (sb3-contrib's ``MaskableActorCriticPolicy``, the
     ``MlpPolicy`` of ``MaskablePPO``) or ``"scorer"``
-    (:class:`skipbo_env.agents.scorer.ScorerPolicy`); ``activation``
+    (:class:`skipbo_env.agents.scorer.ScorerPolicy`, an adapter over
+    :class:`skipbo_env.nets.ScorerNet`: :func:`load_scorer_net` and
+    :func:`write_scorer_net` read and write the plain network); ``activation``
     (``"relu"``, ``"tanh"``, ``"elu"``, ``"leaky_relu"``, ``"gelu"``,
     ``"silu"``); for ``mlp`` ``net_arch`` (``{"pi": [...], "vf": [...]}``);
     for ``scorer`` ``context_arch``, ``scorer_arch``, ``value_arch`` and
@@ -72,6 +74,7 @@ from ..files import FileReadError, read_prefix
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError, new_game
 from .modelfile import CheckpointError, TensorHeader, check_spaces, read_header, short_repr
+from .shipped import SHIPPED, shipped_agent_path
 
 SUFFIX = ".safetensors"
 """The file name suffix of agent files."""
@@ -231,11 +234,11 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
 def declared_tensors(desc: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """The names and shapes of the parameters of the network a checked description declares,
     computed from its sizes (nothing is built): sb3's ``MlpExtractor`` and heads for ``mlp``,
-    :func:`~skipbo_env.agents.scorer.scorer_tensor_shapes` and sb3's value head for ``scorer``."""
+    :func:`~skipbo_env.nets.scorer_tensor_shapes` and sb3's value head for ``scorer``."""
     obs, actions, policy = desc["observation_size"], desc["action_count"], desc["policy"]
     out: dict[str, tuple[int, ...]] = {}
     if policy["kind"] == "scorer":
-        from .scorer import scorer_tensor_shapes  # the train extra (torch, sb3), checked by load_policy
+        from ..nets import scorer_tensor_shapes  # the train extra (torch), checked by load_policy
 
         inner = scorer_tensor_shapes(obs, tuple(policy["context_arch"]), tuple(policy["scorer_arch"]),
                                      tuple(policy["value_arch"]))
@@ -310,7 +313,7 @@ def _build_policy(path: Path, desc: dict[str, Any]) -> Any:
     if kind == "mlp":
         kwargs["net_arch"] = {"pi": list(policy["net_arch"]["pi"]), "vf": list(policy["net_arch"]["vf"])}
     else:
-        from .scorer import FEATURES_VERSION as have  # the train extra (torch, sb3), loaded by policy_class
+        from ..nets import FEATURES_VERSION as have  # the train extra (torch), loaded by policy_class
 
         if policy["features_version"] != have:
             raise CheckpointError(path, f"this agent's scorer policy was trained on features version "
@@ -449,12 +452,7 @@ def describe_policy(path: str | os.PathLike, policy: Any) -> dict[str, Any]:
         raise CheckpointError(path, f"cannot write a {_class_name(type(policy))} policy: agent files hold "
                                     f"{' or '.join(_class_name(cls) for cls in classes.values())}")
     params = policy._get_constructor_parameters()  # sb3's own record of the constructor's arguments
-    by_class: dict[object, str] = {v: k for k, v in ACTIVATIONS.items()}  # looked up by any __name__, or None
-    activation = by_class.get(getattr(params["activation_fn"], "__name__", None))
-    if activation is None or getattr(params["activation_fn"], "__module__", "").split(".")[0] != "torch":
-        raise CheckpointError(path, f"cannot write activation {params['activation_fn']!r} "
-                                    f"(agent files know {', '.join(ACTIVATIONS)})")
-    out: dict[str, Any] = {"kind": kind, "activation": activation}
+    out: dict[str, Any] = {"kind": kind, "activation": _activation_name(path, params["activation_fn"])}
     if kind == "mlp":
         extractor = params.get("features_extractor_class")
         if getattr(extractor, "__name__", None) != "FlattenExtractor" or params.get("features_extractor_kwargs"):
@@ -472,6 +470,15 @@ def describe_policy(path: str | os.PathLike, policy: Any) -> dict[str, Any]:
     return out
 
 
+def _activation_name(path: Path, activation: Any) -> str:
+    """The description's name of a ``torch.nn`` activation class (:data:`ACTIVATIONS`)."""
+    by_class: dict[object, str] = {v: k for k, v in ACTIVATIONS.items()}  # looked up by any __name__, or None
+    name = by_class.get(getattr(activation, "__name__", None))
+    if name is None or getattr(activation, "__module__", "").split(".")[0] != "torch":
+        raise CheckpointError(path, f"cannot write activation {activation!r} (agent files know {', '.join(ACTIVATIONS)})")
+    return name
+
+
 def write_agent_file(
     path: str | os.PathLike, policy: Any, game: GameConfig, provenance: dict[str, Any]
 ) -> Path:
@@ -486,26 +493,109 @@ def write_agent_file(
             cannot be described, or its sizes are not those of ``game``.
     """
     path = Path(path)
+    obs_shape = getattr(policy.observation_space, "shape", None)
+    n = getattr(policy.action_space, "n", None)
+    if obs_shape is None or len(obs_shape) != 1 or n is None:
+        raise CheckpointError(path, f"cannot write a policy over {policy.observation_space} and {policy.action_space}")
+    return _write(path, describe_policy(path, policy), (int(obs_shape[0]), int(n)), game, provenance,
+                  policy.state_dict())
+
+
+def _write(path: Path, policy: dict[str, Any], sizes: tuple[int, int], game: GameConfig,
+           provenance: dict[str, Any], state: dict[str, Any]) -> Path:
+    """Write the agent file of a network (its ``policy`` section, observation size and action count,
+    and its tensors ``state`` under the file's names), atomically, after checking the description
+    and the tensors by the loader's own rules."""
     if path.suffix != SUFFIX:
         raise CheckpointError(path, f"an agent file's name must end in {SUFFIX}")
     import torch  # the train extra (torch, safetensors)
     from safetensors.torch import save
 
-    obs_shape = getattr(policy.observation_space, "shape", None)
-    n = getattr(policy.action_space, "n", None)
-    if obs_shape is None or len(obs_shape) != 1 or n is None:
-        raise CheckpointError(path, f"cannot write a policy over {policy.observation_space} and {policy.action_space}")
     desc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "policy": describe_policy(path, policy),
-        "observation_size": int(obs_shape[0]),
-        "action_count": int(n),
+        "policy": policy,
+        "observation_size": sizes[0],
+        "action_count": sizes[1],
         "game": game.to_dict(),
         "provenance": dict(provenance),
     }
     text = json.dumps(desc, sort_keys=True, separators=(",", ":"))
     parse_description(path, text)  # never write a file the loader would refuse
     with torch.no_grad():
-        tensors = {name: t.detach().to("cpu").contiguous().clone() for name, t in policy.state_dict().items()}
+        tensors = {name: t.detach().to("cpu").contiguous().clone() for name, t in state.items()}
+    held = {name: (tuple(t.shape), _DTYPES.get(str(t.dtype).removeprefix("torch."), str(t.dtype)))
+            for name, t in tensors.items()}
+    _check_stored(path, policy["kind"], held, {name: (shape, "F32") for name, shape in declared_tensors(desc).items()})
     return write_bytes_atomic(path, save(tensors, metadata={METADATA_KEY: text}))
+
+
+# ====================================================== the plain-torch network
+SCORER_NET_NAMES = (("mlp_extractor.", "body."), ("value_net.", "value_head."))
+"""A scorer agent file's tensor names (those of the SB3 policy) and :class:`~skipbo_env.nets.ScorerNet`'s:
+(file prefix, network prefix) pairs."""
+
+
+def _renamed(state: dict[str, Any], pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """``state`` with each name's prefix ``old`` replaced by ``new`` (pairs of ``(old, new)``)."""
+    out = {}
+    for name, tensor in state.items():
+        old, new = next(((o, n) for o, n in pairs if name.startswith(o)), ("", ""))
+        out[new + name[len(old):]] = tensor
+    return out
+
+
+def load_scorer_net(source: str | os.PathLike, config: GameConfig | None = None) -> tuple[Any, dict[str, Any]]:
+    """The weights of a scorer agent file in a plain-torch :class:`~skipbo_env.nets.ScorerNet` (on the
+    CPU, in eval mode), and the file's description: to play, or to train further in any loop.
+
+    ``source`` is the file's path or a shipped agent's name whose file holds a scorer network
+    (``ppo-2p``, ``ppo-2p-plus``, ``ppo-3p``, ``ppo-4p``, ``ppo-6p``). The file is checked as
+    :func:`load_policy` checks it (nothing is unpickled); with ``config``, its sizes must be that game's.
+
+    Raises:
+        CheckpointError: what :func:`load_policy` raises, or a file of another kind (``mlp``).
+    """
+    import torch  # the train extra: load_policy checks that it is there
+
+    path = shipped_agent_path(source) if isinstance(source, str) and source in SHIPPED else Path(source)
+    policy, desc = load_policy(path, config)
+    spec = desc["policy"]
+    if spec["kind"] != "scorer":
+        raise CheckpointError(path, f"a {spec['kind']} agent file; a ScorerNet holds the weights of scorer files")
+    from ..nets import ScorerNet  # the train extra (torch)
+
+    with torch.random.fork_rng(devices=[]):  # the initial weights are replaced: leave the caller's RNG alone
+        net = ScorerNet(desc["observation_size"], desc["action_count"], tuple(spec["context_arch"]),
+                        tuple(spec["scorer_arch"]), tuple(spec["value_arch"]),
+                        getattr(torch.nn, ACTIVATIONS[spec["activation"]]))
+    net.load_state_dict(_renamed(policy.state_dict(), SCORER_NET_NAMES), strict=True)
+    return net.eval(), desc
+
+
+def write_scorer_net(path: str | os.PathLike, net: Any, game: GameConfig, *, source: str,
+                     timesteps: int | None = None, created: str | None = None) -> Path:
+    """Write a :class:`~skipbo_env.nets.ScorerNet` as a scorer agent file (atomically), which
+    ``load_agent``, ``skipbo evaluate`` and :func:`load_scorer_net` read.
+
+    ``source`` (a name, such as the run's) and ``timesteps`` (the steps it was trained) go into the
+    provenance with the sha256 of the weights (the safetensors bytes of its tensors alone);
+    ``created``, a date text, only when given.
+
+    Raises:
+        CheckpointError: ``path`` does not end in ``.safetensors``, an activation the format does not
+            know, sizes that are not those of ``game``, or a network that is not a ScorerNet's.
+    """
+    from safetensors.torch import save  # the train extra (torch, safetensors)
+
+    path = Path(path)
+    policy = {"kind": "scorer", "activation": _activation_name(path, net.activation),
+              "context_arch": list(net.context_arch), "scorer_arch": list(net.scorer_arch),
+              "value_arch": list(net.value_arch), "features_version": int(net.features_version)}
+    state = _renamed(net.state_dict(), tuple((new, old) for old, new in SCORER_NET_NAMES))
+    weights = {name: t.detach().to("cpu").contiguous() for name, t in sorted(state.items())}
+    provenance: dict[str, Any] = {"source": source, "source_sha256": hashlib.sha256(save(weights)).hexdigest(),
+                                  "timesteps": timesteps}
+    if created is not None:
+        provenance["created"] = created
+    return _write(path, policy, (int(net.obs_dim), int(net.n_actions)), game, provenance, state)

@@ -188,13 +188,13 @@ class PPOAgent(AgentBase):
         actions)``: the legal action with the largest logit in each row, as :meth:`act_batch` picks.
 
         With the action-scoring network (``policy: scorer``) only the legal actions are scored
-        (:meth:`~skipbo_env.agents.scorer.ActionScorer.pair_logits`, a fraction of the full
+        (:meth:`~skipbo_env.nets.ActionScorer.pair_logits`, a fraction of the full
         forward pass's cost; equal logits up to float rounding, so a near-tie may go the other way);
         other networks compute every logit. Every row needs a legal action.
         """
         import torch  # the train extra, loaded with the policy already
 
-        from .scorer import ActionScorer  # torch and sb3 (the train extra), loaded with the policy already
+        from ..nets import ActionScorer  # torch (the train extra), loaded with the policy already
 
         legal = np.asarray(masks) != 0
         if not legal.any(axis=1).all():

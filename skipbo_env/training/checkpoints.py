@@ -354,7 +354,7 @@ def export_agent(
             raise CheckpointError(run_config, f"cannot read the run's game configuration ({exc})") from exc
     if game is None:  # the standard game of the policy's sizes
         # the train extra (torch), which loading the model already needed
-        from ..agents.scorer import game_of_spaces
+        from ..nets import game_of_spaces
 
         try:
             game = game_of_spaces(int(model.observation_space.shape[0]), int(model.action_space.n))

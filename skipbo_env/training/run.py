@@ -46,8 +46,9 @@ from tqdm import tqdm
 from ..agents.agentfile import load_policy
 from ..agents.executors import ChunkRunner, open_runner
 from ..agents.registry import SHIPPED, shipped_agent_path
-from ..agents.scorer import FEATURES_VERSION, ScorerPolicy
+from ..agents.scorer import ScorerPolicy
 from ..agents.tournament import DEFAULT_BATCH, check_agent_specs, lineups, run_tournament, warm_up
+from ..nets import FEATURES_VERSION
 from ..records import write_bytes_atomic
 from ..rules import ConfigError
 from .checkpoints import (

@@ -21,7 +21,7 @@ Example::
   ``infos["final_info"]`` its winners, and ``obs[i]`` is already the next
   game's first observation.
 * Opponents (any agent name the registry knows, ``opponents="turn-2p"``, or an object with
-  ``act``), learner seat, rewards, re-deals and illegal actions follow
+  ``act``; :meth:`SkipBoVectorEnv.set_opponents` replaces them), learner seat, rewards, re-deals and illegal actions follow
   :mod:`skipbo_env.vector.learner`.
 """
 
@@ -107,6 +107,10 @@ class SkipBoVectorEnv(VectorEnv):
                 final_info[i] = {"winners": result.winners[i], "illegal_action": bool(result.illegal[i])}
             infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended)
         return result.obs, result.rewards, result.terminated, result.truncated, infos
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents of every game (the constructor's spec); games in progress go on with them."""
+        self.batch.set_opponents(opponents)
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) bool masks of the learners' legal actions."""
