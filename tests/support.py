@@ -274,3 +274,75 @@ def record_opponent_draws(monkeypatch) -> list:
 
     monkeypatch.setattr(opponents.OpponentDraws, "draw", record)
     return drawn
+
+
+def check_sent_actions(monkeypatch, env_class) -> list[int]:
+    """Patch ``env_class.step`` (``SkipBoSingleEnv``, ``SkipBoVectorEnv``) so that every action sent is
+    checked against the env's own masks before it steps; returns the list that counts the actions sent."""
+    sent: list[int] = []
+    step = env_class.step
+
+    def checking(self, actions):
+        acts = np.atleast_1d(np.asarray(actions))
+        masks = np.atleast_2d(self.action_masks())
+        assert masks[np.arange(len(acts)), acts].all(), "an illegal action was sent to the env"
+        sent.append(len(acts))
+        return step(self, actions)
+
+    monkeypatch.setattr(env_class, "step", checking)
+    return sent
+
+
+def assert_plays_legal_moves(path: Path, moves: int = 40, seed: int = 3) -> None:
+    """``load_agent`` loads the agent file at ``path`` and plays ``moves`` legal moves of a 2-player game
+    (for every seat; the rules raise IllegalMoveError on an illegal one)."""
+    from skipbo_env.agents import load_agent
+    from skipbo_env.encoding import decode_action, observe
+    from skipbo_env.rules import new_game
+
+    config = GameConfig()
+    agent = load_agent(str(path), config)
+    state = new_game(config, seed=seed)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        seat = state.current
+        move_id = agent.act_view(state.view(seat))
+        assert observe(state, seat)["action_mask"][move_id]
+        state.apply(decode_action(move_id, config))
+
+
+TINY_ENV_RUN = ["--total-timesteps", "2048", "--num-envs", "8", "--num-steps", "128", "--num-minibatches", "4",
+                "--context-arch", "32", "--scorer-arch", "16", "--value-arch", "32", "--log-every", "1"]
+"""Settings of a tiny run of a recipe on ``SkipBo-v0`` envs: two rollouts of 1,024 steps, a small network."""
+
+
+def check_env_recipe_run(recipe, tiny: list[str], tmp_path: Path, monkeypatch) -> None:
+    """A tiny run of a recipe on ``SkipBo-v0`` envs (``recipe``: its module, ``tiny``: its small settings
+    of 2,048 steps in two rollouts) sends only legal actions (each checked against the env's mask),
+    writes a progress line per rollout, the evaluated snapshots and an agent file that plays legal moves."""
+    from skipbo_env.single import SkipBoSingleEnv
+
+    sent = check_sent_actions(monkeypatch, SkipBoSingleEnv)
+    path = recipe.train(recipe.parse_args([*tiny, "--runs-dir", str(tmp_path), "--name", "tiny", "--opponents",
+                                           "greedy", "random", "--eval-every", "1024", "--eval-games", "4",
+                                           "--eval-agents", "greedy"]))
+    assert sum(sent) >= 2048
+    assert_plays_legal_moves(path)
+    assert (tmp_path / "tiny" / "progress.csv").read_text().count("\n") == 3  # the header and two rollouts
+    assert sorted(p.name for p in (tmp_path / "tiny" / "snapshots").iterdir()) == [
+        "agent_0000001024.safetensors", "agent_0000002048.safetensors"]
+
+
+def check_recipe_command(recipe, tiny: list[str], tmp_path: Path, capsys) -> None:
+    """A recipe's command refuses an existing run folder in one line (exit status 2) and its ``--help``
+    lists every field of its ``Args``."""
+    import sys
+
+    (tmp_path / "taken").mkdir()
+    assert recipe.main([*tiny, "--runs-dir", str(tmp_path), "--name", "taken"]) == 2
+    assert "name: " in capsys.readouterr().err
+    out = subprocess.run([sys.executable, "-m", recipe.__name__, "--help"], capture_output=True, text=True,
+                         check=True).stdout
+    for name in recipe.Args.__dataclass_fields__:
+        assert "--" + name.replace("_", "-") in out

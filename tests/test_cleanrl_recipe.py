@@ -7,13 +7,11 @@ import csv
 import subprocess
 import sys
 
-import numpy as np
 import pytest
+from support import assert_plays_legal_moves, check_sent_actions
 
-from skipbo_env.agents import load_agent
-from skipbo_env.encoding import decode_action, observe
 from skipbo_env.recipes.cleanrl_ppo import Args, main, parse_args, train
-from skipbo_env.rules import ConfigError, GameConfig, new_game
+from skipbo_env.rules import ConfigError
 from skipbo_env.vector.gym_env import SkipBoVectorEnv
 
 TINY = ["--total-timesteps", "2048", "--num-envs", "16", "--num-steps", "32", "--num-minibatches", "4",
@@ -23,18 +21,7 @@ TINY = ["--total-timesteps", "2048", "--num-envs", "16", "--num-steps", "32", "-
 @pytest.fixture
 def checked_steps(monkeypatch):
     """Every action the recipe sends to a vector env, checked against the env's masks before it steps."""
-    sent = []
-    step = SkipBoVectorEnv.step
-
-    def checking(self, actions):
-        actions = np.asarray(actions)
-        masks = self.action_masks()
-        assert masks[np.arange(len(actions)), actions].all(), "an illegal action was sent to the env"
-        sent.append(len(actions))
-        return step(self, actions)
-
-    monkeypatch.setattr(SkipBoVectorEnv, "step", checking)
-    return sent
+    return check_sent_actions(monkeypatch, SkipBoVectorEnv)
 
 
 def test_a_tiny_run_writes_an_agent_file_that_plays_legal_moves(tmp_path, checked_steps):
@@ -43,16 +30,7 @@ def test_a_tiny_run_writes_an_agent_file_that_plays_legal_moves(tmp_path, checke
                        "--eval-agents", "greedy"])
     path = train(args)
     assert sum(checked_steps) >= 2048
-    config = GameConfig()
-    agent = load_agent(str(path), config)
-    state = new_game(config, seed=3)
-    for _ in range(40):
-        if state.is_over:
-            break
-        seat = state.current
-        move_id = agent.act_view(state.view(seat))
-        assert observe(state, seat)["action_mask"][move_id]
-        state.apply(decode_action(move_id, config))  # raises IllegalMoveError on an illegal move
+    assert_plays_legal_moves(path)
     with open(tmp_path / "tiny" / "metrics.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert [(r["timesteps"], r["opponent"], r["games"]) for r in rows] == [("1024", "greedy", "4"), ("2048", "greedy", "4")]

@@ -34,9 +34,8 @@ from torch.distributions import Categorical
 from ..agents import load_agent
 from ..bots.protocol import AgentBase
 from ..nets import ScorerNet
-from ..rules import ConfigError
 from ..vector.learner import ENGINE_OPPONENTS
-from .common import PPOSettings, RunLog, check, make_net, parse_settings, setting, start_run
+from .common import PPOSettings, RunLog, check, make_net, parse_settings, run_main, setting, start_run
 
 
 @dataclass(frozen=True)
@@ -245,13 +244,7 @@ def train(args: Args) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    try:
-        train(args)
-    except ConfigError as exc:
-        print(f"cleanrl_ppo: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_main(parse_args, train, argv, "cleanrl_ppo")
 
 
 if __name__ == "__main__":

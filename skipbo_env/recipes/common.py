@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import csv
 import random
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -116,6 +118,25 @@ class PPOSettings:
         return -(-self.total_timesteps // self.rollout)
 
 
+@dataclass(frozen=True)
+class EnvSettings(PPOSettings):
+    """:class:`PPOSettings` of the recipes that play ``SkipBo-v0`` envs, the opponents inside each: game
+    ``i`` plays ``opponents[i % len(opponents)]`` for the whole run."""
+
+    opponents: tuple[str, ...] = setting(("greedy",), "opponents in every other seat, game i against the i-th "
+                                         "(cycling): agent names (greedy, heuristic, ppo-2p, an agent file, ...)")
+    total_timesteps: int = setting(1_000_000, "learner decisions to train for, summed over the games")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check("opponents", self.opponents, lambda v: "self" not in v,
+              "agent names or files (self-play is cleanrl_ppo's)")
+
+    def opponent_of(self, game: int) -> str:
+        """The opponent spec of game ``game``."""
+        return self.opponents[game % len(self.opponents)]
+
+
 def _positive(value: Any) -> bool:
     return type(value) in (int, float) and 0 < value < float("inf")
 
@@ -141,6 +162,19 @@ def parse_settings(cls: type, argv: list[str] | None, prog: str, doc: str | None
     except ConfigError as exc:
         parser.error(str(exc))
         raise  # parser.error exits
+
+
+def run_main(parse: Callable[[list[str] | None], Any], train: Callable[[Any], Path], argv: list[str] | None,
+             prog: str) -> int:
+    """A recipe's command: parse ``argv``, train; a ConfigError found on the way (an existing run folder,
+    say) is one line on stderr and exit status 2."""
+    args = parse(argv)
+    try:
+        train(args)
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def start_run(args: PPOSettings) -> Path:
