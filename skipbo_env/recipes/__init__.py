@@ -1,7 +1,15 @@
 """Training recipes that read top to bottom, one file each, on the package's public pieces.
 
-:mod:`.cleanrl_ppo`: PPO in the style of CleanRL's single-file scripts, on the compiled vector env
-(``SkipBo-v0``'s vector entry point) with the action-scoring network (:class:`skipbo_env.nets.ScorerNet`);
-it writes an agent file that ``load_agent`` and ``skipbo evaluate`` play. Run it with
-``python -m skipbo_env.recipes.cleanrl_ppo --help``.
+Each trains the action-scoring network (:class:`skipbo_env.nets.ScorerNet`) with PPO in one RL library's
+own API, with the legal-action masks respected, and writes an agent file that ``load_agent`` and
+``skipbo evaluate`` play (``python -m skipbo_env.recipes.NAME --help`` lists a recipe's settings):
+
+* :mod:`.cleanrl_ppo`: PPO written out in the style of CleanRL's single-file scripts, on the compiled
+  vector env (``SkipBo-v0``'s vector entry point), scripted or self-play opponents;
+* :mod:`.tianshou_ppo`: Tianshou 2's PPO, collector and trainer on ``SkipBo-v0`` envs (the ``tianshou`` extra);
+* :mod:`.torchrl_ppo`: TorchRL's Gymnasium wrapper, collector, GAE and clipped PPO loss on ``SkipBo-v0`` envs
+  (the ``torchrl`` extra).
+
+:mod:`.common` holds what they share: the settings, the command line, the run folder, evaluations and
+progress lines.
 """

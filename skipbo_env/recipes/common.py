@@ -205,11 +205,14 @@ def evaluate(net: ScorerNet, args: PPOSettings, run_dir: Path, step: int, wall: 
     path = write_scorer_net(run_dir / "snapshots" / f"agent_{step:010d}.safetensors", net, args.game,
                             source=args.name, timesteps=step)
     rows = []
-    with torch.random.fork_rng(devices=[]):  # loading and playing leave the training's generator alone
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    with torch.random.fork_rng(devices=[]):  # loading and playing leave the training's generators alone
         for opponent in args.eval_agents:
             result = run_tournament(evaluation_lineup(str(path), opponent, args.game), args.game,
                                     games=args.eval_games, seed=args.eval_seed, workers=1)
             rows.append(evaluation_row(result, step, wall, 0, opponent))
+    random.setstate(python_state)
+    np.random.set_state(numpy_state)  # Tianshou shuffles its minibatches with numpy's global generator
     append_rows(run_dir / "metrics.csv", rows)
     return ", ".join(f"{r['opponent']} {r['win_rate']:.1%}" for r in rows)
 
