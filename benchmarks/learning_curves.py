@@ -36,6 +36,8 @@ DEFAULT_RUNS = (
     ("sb3 defaults on SkipBo-v0", IMG / "metrics_sb3_default_2p.csv"),
     ("RLlib PPO (train_rllib.py)", IMG / "metrics_rllib_ppo_2p.csv"),
     ("cleanrl_ppo (one file, no teacher)", IMG / "metrics_cleanrl_ppo_2p.csv"),
+    ("tianshou_ppo (Tianshou, no teacher)", IMG / "metrics_tianshou_ppo_2p.csv"),
+    ("torchrl_ppo (TorchRL, no teacher)", IMG / "metrics_torchrl_ppo_2p.csv"),
 )
 
 
@@ -76,7 +78,7 @@ def markdown(curves: Sequence[tuple[str, list]], against: str) -> str:
 def plot(curves: Sequence[tuple[str, list]], against: str, out: Path) -> None:
     """Two panels: win rate by steps and by wall minutes, each point with its 95% interval."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    colors = [*plt.get_cmap("tab10").colors, "black", "olive"]  # one per run, past tab10's ten
+    colors = [*plt.get_cmap("tab10").colors, "black", "olive", "teal", "gold"]  # one per run, past tab10's ten
     for i, (name, points) in enumerate(curves):
         steps = [p[0] / 1e6 for p in points]
         minutes = [p[1] / 60 for p in points]
