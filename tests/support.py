@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -346,3 +347,41 @@ def check_recipe_command(recipe, tiny: list[str], tmp_path: Path, capsys) -> Non
                          check=True).stdout
     for name in recipe.Args.__dataclass_fields__:
         assert "--" + name.replace("_", "-") in out
+
+
+def check_same_seed_same_run(recipe, tiny: list[str], tmp_path: Path) -> None:
+    """Two runs of a recipe with the same settings and seed write the same agent file, byte for byte."""
+    paths = [recipe.train(recipe.parse_args([*tiny, "--runs-dir", str(tmp_path / str(i))])) for i in range(2)]
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def assert_refused(settings_class, changes: dict, field: str) -> None:
+    """Building ``settings_class`` with ``changes`` raises ConfigError naming ``field``."""
+    import pytest
+
+    from skipbo_env.rules import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        settings_class(**changes)
+    assert info.value.field == field
+
+
+class EnvRecipeChecks:
+    """The checks every recipe on ``SkipBo-v0`` envs passes; a test module subclasses it as ``Test...``
+    with ``recipe`` (the recipe's module) and ``bad_settings`` (``(changes, field)`` pairs it refuses)."""
+
+    recipe: Any
+    bad_settings: list[tuple[dict, str]]
+
+    def test_a_tiny_run_sends_legal_actions_only_and_writes_an_agent_file_that_plays(self, tmp_path, monkeypatch):
+        check_env_recipe_run(self.recipe, TINY_ENV_RUN, tmp_path, monkeypatch)
+
+    def test_the_same_seed_gives_the_same_run(self, tmp_path):
+        check_same_seed_same_run(self.recipe, TINY_ENV_RUN, tmp_path)
+
+    def test_bad_settings_are_refused_naming_the_field(self):
+        for changes, field in self.bad_settings:
+            assert_refused(self.recipe.Args, changes, field)
+
+    def test_the_command_refuses_an_existing_run_folder_and_lists_every_field(self, tmp_path, capsys):
+        check_recipe_command(self.recipe, TINY_ENV_RUN, tmp_path, capsys)
