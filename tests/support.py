@@ -350,8 +350,11 @@ def check_recipe_command(recipe, tiny: list[str], tmp_path: Path, capsys) -> Non
 
 
 def check_same_seed_same_run(recipe, tiny: list[str], tmp_path: Path) -> None:
-    """Two runs of a recipe with the same settings and seed write the same agent file, byte for byte."""
-    paths = [recipe.train(recipe.parse_args([*tiny, "--runs-dir", str(tmp_path / str(i))])) for i in range(2)]
+    """Two runs of a recipe with the same settings and seed write the same agent file, byte for byte, the
+    second with evaluations between its rollouts (they draw nothing from the training's generators)."""
+    evaluations = [[], ["--eval-every", "1024", "--eval-games", "4", "--eval-agents", "greedy"]]
+    paths = [recipe.train(recipe.parse_args([*tiny, *extra, "--runs-dir", str(tmp_path / str(i))]))
+             for i, extra in enumerate(evaluations)]
     assert paths[0].read_bytes() == paths[1].read_bytes()
 
 

@@ -230,7 +230,8 @@ class RunLog:
         self.eval_seconds = 0.0
 
     def count(self, rewards: np.ndarray) -> None:
-        """Count finished games by their last reward (a win pays +1 and shaping adds at most 0.3)."""
+        """Count finished games, won when their reward (the last one, or the game's sum) passes 0.5: a win
+        pays +1, a loss -1, and stock-card shaping adds at most 0.3 in a game."""
         self.tally["games"] += int(rewards.size)
         self.tally["wins"] += int((rewards > 0.5).sum())
 

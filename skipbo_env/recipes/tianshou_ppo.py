@@ -12,8 +12,8 @@ Why not Tianshou's PettingZoo path (``PettingZooEnv`` and ``MultiAgentOnPolicyAl
 env: it hands each seat's learner the transitions of its own moves, and a seat's reward only as it
 stood when the seat moved. A Skip-Bo game ends on the winner's move, so the loser never sees its -1
 nor the end of the game (its advantage estimate runs on into its next game), and after the last move
-of a turn the next observation is the other seat's. docs/research/training.md shows it on recorded
-games. ``SkipBo-v0`` puts the opponents inside the env, so every transition is the learner's own.
+of a turn the next observation is the other seat's (``benchmarks/tianshou_marl_probe.py`` counts it).
+``SkipBo-v0`` puts the opponents inside the env, so every transition is the learner's own.
 
     python -m skipbo_env.recipes.tianshou_ppo --total-timesteps 1000000 --opponents greedy
 
