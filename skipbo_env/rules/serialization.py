@@ -146,6 +146,16 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _hands(value: Any, n: int) -> list[list[int]]:
+    """One hand per seat, each at most HAND_SIZE cards listed in increasing order (the state keeps a
+    hand as counts, so another order would not come back as it was read)."""
+    hands = [_cards(f"hands[{s}]", h, HAND_SIZE) for s, h in enumerate(_list("hands", value, n))]
+    for s, hand in enumerate(hands):
+        if hand != sorted(hand):
+            raise StateError(f"hands[{s}]", f"must list its cards in increasing order (as to_dict writes them), got {hand}")
+    return hands
+
+
 def _index(path: str, value: Any, low: int, high: int) -> int:
     if type(value) is not int or not low <= value <= high:
         raise StateError(path, f"must be an int in {low}..{high}, got {_shown(value)}")
@@ -168,12 +178,7 @@ def state_fields_from_dict(data: Any) -> tuple:
         raise StateError(path, str(exc)) from exc
     n = config.num_players
     draw_pile = _cards("draw_pile", data["draw_pile"])
-    hands = [
-        _cards(f"hands[{s}]", h, HAND_SIZE) for s, h in enumerate(_list("hands", data["hands"], n))
-    ]
-    for s, hand in enumerate(hands):
-        if hand != sorted(hand):  # the state keeps counts: an unsorted list would not come back as written
-            raise StateError(f"hands[{s}]", f"must list its cards in increasing order (as to_dict writes them), got {hand}")
+    hands = _hands(data["hands"], n)
     stocks = [
         _cards(f"stocks[{s}]", st, config.stock_size)
         for s, st in enumerate(_list("stocks", data["stocks"], n))
