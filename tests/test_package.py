@@ -57,6 +57,20 @@ def test_a_missing_extra_is_named():
     assert isinstance(error, ImportError) and error.name == "torch" and "skipbo-env[train]" in str(error)
 
 
+def test_the_rllib_glue_without_rllib_names_the_extra(monkeypatch):
+    """Ray core (the ray extra) without RLlib's own dependencies: importing the glue names the rllib extra."""
+    import importlib
+    import importlib.util
+    import sys
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "tree" else real(name, *a))
+    for name in [m for m in sys.modules if m.startswith("skipbo_env.rllib")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(MissingExtraError, match=r"needs the 'rllib' extra \(tree is not installed\)"):
+        importlib.import_module("skipbo_env.rllib")
+
+
 def test_the_command_line_reports_a_missing_extra_in_one_line(monkeypatch, capsys):
     import dataclasses
 

@@ -79,9 +79,13 @@ def test_rng_round_trip():
         rng_to_dict(np.random.Generator(np.random.MT19937(0)))
 
 
-def test_hands_are_written_sorted():
-    state = GameState.from_dict(state_dict(hands={0: [9, 1, W, 5]}))
+def test_hands_are_read_and_written_in_increasing_order():
+    state = GameState.from_dict(state_dict(hands={0: [1, 5, 9, W]}))
     assert state.to_dict()["hands"][0] == [1, 5, 9, W]
+    data = state_dict(hands={0: [1, 5, 9, W]})
+    data["hands"][0] = [9, 1, W, 5]
+    with pytest.raises(StateError, match=r"hands\[0\]: must list its cards in increasing order"):
+        GameState.from_dict(data)  # a hand is kept as counts: no silent sort
 
 
 def test_the_documented_example_loads_and_round_trips():

@@ -212,10 +212,11 @@ def rig(state_dict, me):
         j = spare.pop()
         cards[idx], draw[j] = draw[j], cards[idx]
 
-    hand = d["hands"][me]  # a hand is a list of cards in the state format
+    hand = d["hands"][me]  # a hand is a list of cards in the state format, in increasing order
     for i, c in enumerate(hand):
         if c == HIDDEN:
             swap_out(hand, i)
+    hand.sort()
     for stock in d["stocks"]:
         if stock and stock[-1] == HIDDEN:
             swap_out(stock, len(stock) - 1)

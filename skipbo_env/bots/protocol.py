@@ -93,6 +93,10 @@ class AgentBase:
     def seed(self, seed: int | None = None) -> None:
         """Reset the agent's own generator. Default: nothing (an agent without randomness)."""
 
+    def __repr__(self) -> str:
+        path = getattr(self, "path", None)  # an agent read from a file names it
+        return f"{type(self).__name__}({str(path)!r})" if path is not None else f"{type(self).__name__}()"
+
 
 class _Wrapped(AgentBase):
     """A user's object with ``act`` only, given the protocol's defaults."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..bots import BOTS, AgentBase, as_agent, make_bot
 from ..rules import ConfigError, GameConfig
+from ..rules.errors import shown
 
 AGENT_LOADER = "skipbo_env.agents.registry:load_agent"
 """The agent registry's loader, where names other than the scripted ones resolve. The envs sit
@@ -53,17 +54,9 @@ def opponent_specs(specs: Any, config: GameConfig) -> list[OpponentSpec]:
             checked.append(as_agent(spec))
         except TypeError:
             raise ConfigError(
-                f"opponents[{i}]", f"must be an agent name or an object with act(observation) -> int, got {_shown(spec)}"
+                f"opponents[{i}]", f"must be an agent name or an object with act(observation) -> int, got {shown(spec, 80)}"
             ) from None
     return checked
-
-
-def _shown(value: Any) -> str:
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):
-        return f"a {type(value).__name__}"
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def load_opponent(spec: str | os.PathLike, config: GameConfig, index: int, seed: int | None = None) -> AgentBase:

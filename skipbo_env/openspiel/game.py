@@ -55,7 +55,7 @@ from ..rules import (
 from ..rules.cards import DECK_SIZE, EXPECTED_COUNTS, NUM_DISCARD_PILES
 from ..rules.config import DEFAULT_MOVE_LIMIT, DEFAULT_TURN_LIMIT, MAX_PLAYERS, MIN_PLAYERS
 from .observer import SkipBoObserver
-from .serialization import Base, base_json, format_state, parse_state
+from .state_strings import Base, base_json, format_state, parse_state
 
 CHANCE_CARD_OFFSET = 0
 """Chance outcome of card value ``v`` (1..12, 13 for a wild): ``CHANCE_CARD_OFFSET + v - 1``."""
@@ -171,7 +171,7 @@ class SkipBoGame(pyspiel.Game):
 
     def deserialize_state(self, text: str) -> SkipBoState:
         """The state of a :meth:`SkipBoState.serialize` string, replayed action by action
-        (:mod:`.serialization`; nothing is unpickled). Raises :class:`StateError` naming the bad field."""
+        (:mod:`.state_strings`; nothing is unpickled). Raises :class:`StateError` naming the bad field."""
         parsed = parse_state(text, self.config)
         state = SkipBoState(self)
         if parsed.base is not None:
@@ -523,7 +523,7 @@ class SkipBoState(pyspiel.State):
 
     # ------------------------------------------------------------ serializing
     def serialize(self) -> str:
-        """This state as a data-only string (:mod:`.serialization`); ``game.deserialize_state`` reads it."""
+        """This state as a data-only string (:mod:`.state_strings`); ``game.deserialize_state`` reads it."""
         history = [(int(pa.player), int(pa.action)) for pa in self.full_history()]
         return format_state(history, self.move_number(), self._base)
 

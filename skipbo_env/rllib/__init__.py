@@ -15,11 +15,16 @@ See docs/scaling.md.
 
 from __future__ import annotations
 
-from ..agents.modelfile import CheckpointError
-from ..agents.rllib_agent import RLlibAgent, is_rllib_checkpoint
-from .env import ENV_NAME, SkipBoRLlibEnv, env_creator, register
-from .modules import MaskedPPOModule, ScriptedRLModule
-from .ppo_config import LEARNER, META_FILE, build_ppo_config, env_runner_nodes, make_mapping_fn, save
+from ..extras import require
+
+# RLlib's own dependencies (dm-tree among them) come with the rllib extra, not with Ray core (the ray extra)
+require("rllib", "the RLlib glue (skipbo_env.rllib)", "ray", "tree", "torch")
+
+from ..agents.modelfile import CheckpointError  # noqa: E402
+from ..agents.rllib_agent import RLlibAgent, is_rllib_checkpoint  # noqa: E402
+from .env import ENV_NAME, SkipBoRLlibEnv, env_creator, register  # noqa: E402
+from .modules import MaskedPPOModule, ScriptedRLModule  # noqa: E402
+from .ppo_config import LEARNER, META_FILE, build_ppo_config, env_runner_nodes, make_mapping_fn, save  # noqa: E402
 
 __all__ = [
     "CheckpointError",

@@ -41,3 +41,14 @@ class StateError(SkipBoError):
     def __init__(self, path: str, message: str) -> None:
         self.path = path
         super().__init__(f"{path}: {message}")
+
+
+def shown(value: object, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters, for naming a bad value in a message (a value
+    nested too deeply to print, or an int too long to print, is named by its type)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        return f"a {type(value).__name__} too large to show"
+    return text if len(text) <= width else text[: width - 3] + "..."
+

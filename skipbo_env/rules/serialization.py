@@ -18,7 +18,7 @@ from .cards import (
     is_card,
 )
 from .config import GameConfig
-from .errors import ConfigError, StateError
+from .errors import ConfigError, StateError, shown
 
 FORMAT = "skipbo-state"
 VERSION = 1
@@ -81,19 +81,19 @@ def rng_from_dict(data: Any) -> np.random.Generator:
     _check_keys("rng", data, ("bit_generator", "state", "inc", "has_uint32", "uinteger"))
     name = data["bit_generator"]
     if name not in _RNG_FAMILIES:
-        raise StateError("rng.bit_generator", f"must be one of {sorted(_RNG_FAMILIES)}, got {_shown(name)}")
+        raise StateError("rng.bit_generator", f"must be one of {sorted(_RNG_FAMILIES)}, got {shown(name)}")
     words = {}
     for key in ("state", "inc"):
         text = data[key]
         if not isinstance(text, str) or not (text.isascii() and text.isdigit()) or len(text) > 39 or int(text) >= 2**128:
-            raise StateError(f"rng.{key}", f"must be a decimal string of a 128-bit integer, got {_shown(text)}")
+            raise StateError(f"rng.{key}", f"must be a decimal string of a 128-bit integer, got {shown(text)}")
         words[key] = int(text)
     if words["inc"] % 2 == 0:  # PCG64 keeps the increment odd; an even one can cycle in a tiny loop
         raise StateError("rng.inc", f"must be odd (numpy's PCG64 increment), got {words['inc']}")
     if data["has_uint32"] not in (0, 1) or type(data["has_uint32"]) is not int:
-        raise StateError("rng.has_uint32", f"must be 0 or 1, got {_shown(data['has_uint32'])}")
+        raise StateError("rng.has_uint32", f"must be 0 or 1, got {shown(data['has_uint32'])}")
     if type(data["uinteger"]) is not int or not 0 <= data["uinteger"] < 2**32:
-        raise StateError("rng.uinteger", f"must be an int in 0..2**32-1, got {_shown(data['uinteger'])}")
+        raise StateError("rng.uinteger", f"must be an int in 0..2**32-1, got {shown(data['uinteger'])}")
     bits = _RNG_FAMILIES[name]()
     try:
         bits.state = {
@@ -133,22 +133,24 @@ def _cards(path: str, value: Any, max_len: int | None = None) -> list[int]:
         raise StateError(path, f"holds {len(cards)} cards, at most {max_len} allowed")
     for i, card in enumerate(cards):
         if not is_card(card):
-            raise StateError(f"{path}[{i}]", f"not a card (1..12 or {WILD} for a wild): {_shown(card)}")
+            raise StateError(f"{path}[{i}]", f"not a card (1..12 or {WILD} for a wild): {shown(card)}")
     return list(cards)
 
 
-def _shown(value: Any) -> str:
-    """``repr(value)`` cut to 60 characters (a value nested too deeply to print: its type)."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):
-        return f"a {type(value).__name__} nested too deeply to show"
-    return text if len(text) <= 60 else text[:57] + "..."
+
+def _hands(value: Any, n: int) -> list[list[int]]:
+    """One hand per seat, each at most HAND_SIZE cards listed in increasing order (the state keeps a
+    hand as counts, so another order would not come back as it was read)."""
+    hands = [_cards(f"hands[{s}]", h, HAND_SIZE) for s, h in enumerate(_list("hands", value, n))]
+    for s, hand in enumerate(hands):
+        if hand != sorted(hand):
+            raise StateError(f"hands[{s}]", f"must list its cards in increasing order (as to_dict writes them), got {hand}")
+    return hands
 
 
 def _index(path: str, value: Any, low: int, high: int) -> int:
     if type(value) is not int or not low <= value <= high:
-        raise StateError(path, f"must be an int in {low}..{high}, got {_shown(value)}")
+        raise StateError(path, f"must be an int in {low}..{high}, got {shown(value)}")
     return value
 
 
@@ -158,9 +160,9 @@ def state_fields_from_dict(data: Any) -> tuple:
     so nothing is half-loaded)."""
     _check_keys("state", data, KEYS)
     if data["format"] != FORMAT:
-        raise StateError("format", f"must be {FORMAT!r}, got {_shown(data['format'])}")
+        raise StateError("format", f"must be {FORMAT!r}, got {shown(data['format'])}")
     if type(data["version"]) is not int or data["version"] != VERSION:
-        raise StateError("version", f"unsupported version {_shown(data['version'])}; this code reads {VERSION}")
+        raise StateError("version", f"unsupported version {shown(data['version'])}; this code reads {VERSION}")
     try:
         config = GameConfig.from_dict(data["config"])
     except ConfigError as exc:
@@ -168,12 +170,7 @@ def state_fields_from_dict(data: Any) -> tuple:
         raise StateError(path, str(exc)) from exc
     n = config.num_players
     draw_pile = _cards("draw_pile", data["draw_pile"])
-    hands = [
-        _cards(f"hands[{s}]", h, HAND_SIZE) for s, h in enumerate(_list("hands", data["hands"], n))
-    ]
-    for s, hand in enumerate(hands):
-        if hand != sorted(hand):  # the state keeps counts: an unsorted list would not come back as written
-            raise StateError(f"hands[{s}]", f"must list its cards in increasing order (as to_dict writes them), got {hand}")
+    hands = _hands(data["hands"], n)
     stocks = [
         _cards(f"stocks[{s}]", st, config.stock_size)
         for s, st in enumerate(_list("stocks", data["stocks"], n))

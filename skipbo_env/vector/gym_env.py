@@ -78,8 +78,9 @@ class SkipBoVectorEnv(VectorEnv):
         self.config = config  # LearnerBatch has checked it
         self.num_envs = num_envs
         layout = observation_layout(config)
-        self.single_observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
-        self.single_action_space = spaces.Discrete(self.batch.engine.num_actions)
+        # seeded spaces: their batched copies (batch_space) sample the same on every run with this seed
+        self.single_observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32, seed=seed)
+        self.single_action_space = spaces.Discrete(self.batch.engine.num_actions, seed=seed)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._started = False

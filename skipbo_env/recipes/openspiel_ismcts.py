@@ -5,8 +5,13 @@ Plays 2-player games of ``python_skipbo`` through OpenSpiel's own evaluation loo
 its win rate with a 95% Wilson interval and the cards left in its stock at the end
 (``--opponent`` picks another scripted agent). Needs the ``openspiel`` extra::
 
-    python examples/openspiel_ismcts.py --games 20 --sims 100 --seed 0
-    python examples/openspiel_ismcts.py --bot pimc --games 20 --sims 100 --worlds 4
+    python -m skipbo_env.recipes.openspiel_ismcts --games 20 --sims 100 --seed 0
+    python -m skipbo_env.recipes.openspiel_ismcts --bot pimc --games 20 --sims 100 --worlds 4
+
+The bots here answer the two calls ``evaluate_bots`` makes of every bot, ``restart_at`` and
+``inform_action`` (each search starts afresh from the state it is given). OpenSpiel 2.0.2's own
+``ISMCTSBot`` implements neither, so ``evaluate_bots`` stops with
+``SpielError: RestartAt(state) not implemented``; use :class:`ISMCTSBot` from this module.
 
 * ``--bot ismcts``: OpenSpiel's ``ISMCTSBot``. Each simulation draws a full game the searching
   seat cannot tell from the real one (``resample_from_infostate``, the project's hidden-card
@@ -32,11 +37,10 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
 
-import skipbo_env.openspiel  # noqa: F401  (registers python_skipbo)
-from skipbo_env.agents.tournament import wilson_interval
-from skipbo_env.bots import BOTS, make_bot
-from skipbo_env.openspiel import SkipBoBot
-from skipbo_env.rules import WILD, cards_until_playable
+from ..agents.tournament import wilson_interval
+from ..bots import BOTS, make_bot
+from ..openspiel import SkipBoBot  # registers python_skipbo
+from ..rules import WILD, cards_until_playable
 
 
 class StockEvaluator(mcts.Evaluator):
@@ -155,7 +159,8 @@ def make_search_bot(kind: str, game: Any, sims: int, worlds: int, seed: int, uct
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m skipbo_env.recipes.openspiel_ismcts",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=("ismcts", "ismcts-prior", "pimc"), default="ismcts")
     parser.add_argument("--opponent", choices=sorted(BOTS), default="heuristic", help="a scripted agent")
     parser.add_argument("--games", type=int, default=20)
