@@ -1,59 +1,8 @@
-"""Agent files: a trained policy that is safe to load, whoever made it.
+"""Agent files: a trained policy in a safetensors file that is safe to load, whoever made it.
 
-An agent file (``*.safetensors``, written by ``train.py --export``) is a
-safetensors file: the policy network's tensors by name, and in the header's
-metadata, under the key ``skipbo_agent``, one JSON object that says how to
-rebuild the network around them (format version 1):
-
-``format``, ``format_version``
-    ``"skipbo-agent"`` and ``1``.
-``policy``
-    ``kind``: ``"mlp"`` (sb3-contrib's ``MaskableActorCriticPolicy``, the
-    ``MlpPolicy`` of ``MaskablePPO``) or ``"scorer"``
-    (:class:`skipbo_env.agents.scorer.ScorerPolicy`, an adapter over
-    :class:`skipbo_env.nets.ScorerNet`: :func:`load_scorer_net` and
-    :func:`write_scorer_net` read and write the plain network); ``activation``
-    (``"relu"``, ``"tanh"``, ``"elu"``, ``"leaky_relu"``, ``"gelu"``,
-    ``"silu"``); for ``mlp`` ``net_arch`` (``{"pi": [...], "vf": [...]}``);
-    for ``scorer`` ``context_arch``, ``scorer_arch``, ``value_arch`` and
-    ``features_version`` (the scorer feature computation the weights were
-    trained on; other code refuses the file rather than play differently).
-``observation_size``, ``action_count``
-    The policy's input and output sizes.
-``game``
-    The game it was trained for (:meth:`GameConfig.to_dict`); its
-    observation size and action count must be the two above.
-``provenance``
-    ``source`` (the checkpoint's file name), ``source_sha256`` (of its
-    bytes), ``timesteps`` (``null`` if unknown) and ``created`` (only if
-    the caller gave a date).
-
-**Why the JSON is in the safetensors header, not in a file beside it.** An
-agent is shared, copied and renamed as one file; a description that travels
-separately gets lost or paired with other weights, and then the network
-cannot be rebuilt or is rebuilt wrong. The header is part of the format:
-safetensors bounds and parses it itself, and any safetensors tool shows it
-(``safe_open(path, "pt").metadata()["skipbo_agent"]``).
-
-**Why loading runs no code.** safetensors stores raw numbers with their
-dtype and shape (no pickle). The description is read with ``json.loads``
-and every field is checked (type, range, unknown or missing keys); the
-network is built by the constructor that ``kind`` selects from a fixed
-table (never a name read from the file), over spaces built from the sizes.
-The file must be a regular file of at most :data:`MAX_FILE` bytes; its
-header is read first, and before anything is allocated every tensor must be
-float32, the declared network's weights (every layer, the scorer's 144-wide
-``action_in`` included) must fit the float32 numbers the file holds, and the
-tensors' names and shapes must be the declared network's parameters exactly
-(none missing, none extra; :func:`declared_tensors`); the built network is
-checked against them again before any tensor is read. The weights
-must then be finite, and so must the policy's logits and value on the
-opening positions of its game. Every problem is a
-:class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
-
-Pickled checkpoints (sb3 ``.zip``, RLlib folders) can run code when loaded;
-:func:`pickle_refusal` words why they need ``allow_pickle=True``.
-
+The network's tensors, plus one JSON description under the header key ``skipbo_agent`` (format,
+policy kind and sizes, game, provenance), checked field by field before anything is allocated;
+nothing is unpickled. docs/agents.md ("Agent files") documents the format and the checks.
 torch, safetensors and sb3 (the ``train`` extra) load only when a file is read or written.
 """
 

@@ -1,22 +1,8 @@
 """Where chunks of games run: this process, a local pool of processes, or Ray tasks on a cluster.
 
-Tournaments (:func:`~skipbo_env.agents.tournament.run_tournament`), the ladder, and the recipes'
-data steps split their work into chunks whose results do not depend on where or in which order
-they run (every game is seeded from its own index). A :class:`ChunkRunner` runs such chunks and
-hands back each result as its chunk finishes:
-
-* :class:`InProcess` plays them one after the other in this process (``workers=1``);
-* :class:`LocalPool` in spawned worker processes on this machine (one torch thread each, ending
-  with this process);
-* :class:`RayTasks` as Ray tasks on the cluster at an address (``ray start``'s, or ``auto``):
-  one task per chunk (1 CPU, spread over the nodes), streamed back with ``ray.wait``; a task lost with its worker or
-  node is run again by Ray (``max_retries``), an exception raised by a chunk is raised here,
-  and leaving early (an error, Ctrl-C) cancels the chunks still queued or running
-  (``ray.cancel``). Ray reuses its worker processes, so the agents a chunk loads (the
-  tournament's per-process cache) are loaded once per worker, as in the local pool.
-
-:func:`open_runner` picks one from ``workers`` and ``ray``. Ray is imported only here, and only
-when ``ray`` is given (the ``ray`` extra).
+A :class:`ChunkRunner` (:class:`InProcess`, :class:`LocalPool`, :class:`RayTasks`) runs chunks whose
+results do not depend on where or in which order they run and hands back each result as its chunk
+finishes; :func:`open_runner` picks one. Ray is imported only for ``ray`` (docs/scaling.md).
 """
 
 from __future__ import annotations

@@ -1,30 +1,8 @@
 """A round-robin ladder: every agent against every other, one tournament per pair (``evaluate.py --ladder``).
 
-How a ladder is played and summarised (docs/baselines.md, "Ladder", has the shipped agents' ladder):
-
-* **Pairs.** Every unordered pair of the given agents plays its own seat-balanced, deal-paired
-  tournament (:func:`~skipbo_env.agents.tournament.run_tournament`) of ``games`` games, or of the
-  count given for that pair in ``pair_games`` (e.g. fewer games for the slow ``search`` agent).
-* **Seeds.** A pair is played with its two specs in sorted order and the seed
-  ``derive_seed(seed, *sha256(spec_a, spec_b))``, so its games depend only on the ladder seed
-  and the two agents: not on the other agents of the ladder nor on the order they were given in.
-* **Pairwise win rates.** The share of the pair's games won by the row agent, with its 95% Wilson
-  interval. A game truncated with no winner (R23) is a draw and counts as *not won* for both, so
-  for every pair ``win(a, b) + win(b, a) + draws(a, b) = 1``.
-* **Ratings.** One OpenSkill (Plackett-Luce) rating per agent, fitted over the games of all pairs
-  pooled, updated game by game exactly as a tournament's ratings are (the winner ranks first, the
-  other agent second; a truncated game is a draw). The pooled order is fixed: game ``i`` of a pair
-  of ``n`` games sits at ``(i + 1/2) / n``, ties in pair order, so every pair's games are spread
-  evenly over the whole sequence whatever their counts. ``ordinal`` is ``mu - 3 sigma``.
-* **Reusing pairs.** A pair's games depend only on the ladder seed, the game and its two agents,
-  so a ladder can take the pairs an earlier ladder already played (``reuse``, ``evaluate.py
-  --reuse DIR``: a folder that :func:`write_ladder_outputs` wrote, read by :func:`read_ladder`)
-  instead of playing them again: adding an agent to a ladder plays only the new agent's pairs.
-  A pair is reused when an earlier ladder of the same game has the same two specs, the same pair
-  seed and the same number of games; its first deal is replayed and must give the same games
-  (an agent that changed since, say a new default, fails this check with an error).
-* **Fair seats only.** Both agents of a pair must hold the same share of the seats, so the game
-  must have an even number of sides (2, 4 or 6 players; the partner game with 4 players).
+Each pair's games depend only on the ladder seed, the game and its two agents, so pairs can be
+reused from an earlier ladder (``reuse``); one OpenSkill rating per agent over all pairs' games
+pooled. docs/baselines.md ("The 2-player ladder", "How a ladder is played") has the details.
 """
 
 from __future__ import annotations

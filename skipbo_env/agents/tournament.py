@@ -1,35 +1,9 @@
 """Seat-balanced tournaments between agents, with paired deals (used by ``evaluate.py``).
 
-How games are laid out (docs/baselines.md has the worked 2-player case):
-
-* **Lineups.** With ``k`` agents and ``n`` seats the agents are cycled over
-  the seats: seat ``s`` gets agent ``s % k`` (in the partner game, team
-  ``t`` gets agent ``t % k``, so partners are the same agent). The lineups
-  played are the distinct cyclic rotations of that seating by 0..n-1 seats:
-  2 for 2 players, ``n`` for ``n`` distinct agents, fewer when a rotation
-  repeats (4 players, 2 agents: ``ABAB`` and ``BABA``).
-* **Paired deals.** Each deal (a seed for :func:`skipbo_env.rules.new_game`:
-  the same cards and the same first seat) is played once in every lineup,
-  so every agent gets every seat of that deal, including the first player's,
-  equally often, and the luck of the deal cancels.
-* **Seeds.** Game ``i`` is deal ``i // L``, lineup ``i % L`` (``L`` lineups).
-  The deal seed and every agent's seed come from
-  ``numpy.random.SeedSequence([seed, deal, ...])``, never from the order in
-  which workers finish, so results are identical for any ``workers``.
-* **Batches.** Each worker plays up to ``batch_size`` games at once. When
-  every agent is ``random``, ``greedy``, ``heuristic`` or a batched agent
-  (``batched``, deciding with ``act_batch``: a network), no records are saved and numba is installed,
-  the games run in the batched engine
-  (:func:`skipbo_env.vector.engine_games.play_engine_games`): the scripted seats
-  are replayed in compiled code from copies of the generators their Python
-  agents would own, so they make the same moves, and a network decides all
-  its games of a step in one forward pass. Otherwise they run on the rules
-  layer through :func:`skipbo_env.episode.play_batched` (the one game loop,
-  batched): networks batched as above, agents that read the view
-  (``reads_view``: scripted agents, search) on their seat's view, any other agent game by game. Both give the same games
-  (tests/test_engine_games.py). A game's moves depend only on its own
-  seeds, so results are identical for any ``workers`` and any
-  ``batch_size`` (tests/test_evaluate.py checks both).
+Every deal is played in every distinct rotation of the seating, every seed comes from the game's
+index, and games run in the batched engine or the rules-layer loop with the same moves, so results
+are the same for any ``workers`` and ``batch_size``. docs/baselines.md ("How a tournament is
+played") describes the layout.
 """
 
 from __future__ import annotations

@@ -1,27 +1,8 @@
-"""The agent protocol: what every player of a game offers, and what a caller may rely on.
+"""The agent protocol: ``act(observation) -> int``, and the optional capabilities of :class:`AgentBase`.
 
-A user's agent needs one method, ``act(observation) -> int`` (:class:`Agent`): the observation
-dict of the seat to move (``{"observation": float32 vector, "action_mask": int8 vector}``,
-docs/observations.md) in, an action id out. The game loops, tournaments, terminal play and
-the browser table take any such object and wrap it once with :func:`as_agent`, which gives it
-the optional capabilities of :class:`AgentBase` with their defaults. Every agent the project
-ships derives from :class:`AgentBase` and overrides what it does better:
-
-* ``act_view(view)``: decide from the seat's full view (:class:`~skipbo_env.rules.SeatView`:
-  everything a player at the table sees). The default encodes the view and calls ``act``.
-* ``act_batch(observations)``: decide many games at once. The default asks ``act`` game by game.
-* ``seed(seed)``: reset the agent's own generator. The default does nothing (an agent without
-  randomness).
-
-Two class attributes declare how a game loop should ask the agent, so no caller probes an
-object for methods:
-
-* ``batched``: the loop collects every game where the agent is to move and calls
-  ``act_batch`` once (a network: one forward pass);
-* ``reads_view``: the loop calls ``act_view`` (scripted agents, the search agent, the turn
-  network: they read the view directly and never build a vector); otherwise ``act``. An agent
-  that decides only from the view (the search, the turn network) raises
-  :class:`NeedsViewError` from ``act``, naming ``act_view`` and where a view comes from.
+``act_view``, ``act_batch`` and ``seed`` have defaults; the class attributes ``batched`` and
+``reads_view`` declare how a game loop asks the agent (no caller probes for methods).
+:func:`as_agent` wraps any user object once. docs/agents.md ("The agent protocol") has the essay.
 """
 
 from __future__ import annotations
