@@ -202,10 +202,7 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
         )
     except BaseException as exc:
         remove_empty_folders(made)
-        if isinstance(exc, ConnectionError):  # no Ray cluster at --ray: one line, no usage
-            parser.exit(2, f"{parser.prog}: error: {exc}\n")
-        if isinstance(exc, ValueError):
-            parser.error(str(exc))
+        _refuse_bad_settings(parser, exc)
         raise
     finally:
         if bar is not None:
@@ -219,6 +216,15 @@ def main(argv: list[str] | None = None, prog: str = "skipbo evaluate") -> int:
     if args.save_records:
         print(f"Game records in {args.save_records}.")
     return 0
+
+
+def _refuse_bad_settings(parser: argparse.ArgumentParser, exc: BaseException) -> None:
+    """Exit with one line for a setting the games refused (a ValueError) or no Ray cluster at --ray
+    (a ConnectionError, without the usage block); anything else returns to be raised."""
+    if isinstance(exc, ConnectionError):
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    if isinstance(exc, ValueError):
+        parser.error(str(exc))
 
 
 def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, config: GameConfig) -> int:
@@ -248,10 +254,7 @@ def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, confi
         )
     except BaseException as exc:
         remove_empty_folders(made)
-        if isinstance(exc, ConnectionError):  # no Ray cluster at --ray: one line, no usage
-            parser.exit(2, f"{parser.prog}: error: {exc}\n")
-        if isinstance(exc, ValueError):
-            parser.error(str(exc))
+        _refuse_bad_settings(parser, exc)
         raise
     extra = {"workers": args.workers or os.cpu_count(), "ray": args.ray, "argv": sys.argv[1:]}
     paths = write_ladder_outputs(result, out, extra)

@@ -18,6 +18,7 @@ from ..encoding import num_actions, observation_layout
 from ..extras import missing_extra
 from ..files import FileReadError, check_readable
 from ..rules import GameConfig
+from ..rules.errors import shown
 
 TensorHeader = dict[str, tuple[tuple[int, ...], str]]
 """A safetensors file's tensors as its header declares them: name -> (shape, dtype name such as ``"F32"``)."""
@@ -60,11 +61,7 @@ def check_spaces(path: str | os.PathLike, obs_space: Any, action_space: Any, con
 
 def short_repr(value: Any) -> str:
     """``repr(value)`` cut to 80 characters, for naming a bad value read from a file in a message."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):  # nested too deeply; an integer too long to print
-        return f"a {type(value).__name__} too large to show"
-    return text if len(text) <= 80 else text[:77] + "..."
+    return shown(value, 80)
 
 
 def read_header(path: str | os.PathLike, limit: int, what: str, unreadable: str) -> tuple[dict[str, str], TensorHeader]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..agents.executors import check_ray_address
+from ..agents.executors import MAX_WORKERS, check_ray_address
 from ..agents.registry import SHIPPED, is_search_spec
 from ..agents.search import parse_search_spec
 from ..bots import BOTS
@@ -165,7 +165,7 @@ class EvalSettings:
     def __post_init__(self) -> None:
         positive("eval.every", self.every)
         positive("eval.games", self.games)
-        check_workers("eval.workers", self.workers)
+        bounded("eval.workers", self.workers, MAX_WORKERS)
         if not self.agents:
             raise ConfigError("eval.agents", "needs at least one agent")
         if self.best_against not in self.agents:
@@ -203,7 +203,7 @@ class PretrainSettings:
         if self.dagger_rounds < 0:
             raise ConfigError("pretrain.dagger_rounds", f"must be >= 0, got {self.dagger_rounds}")
         positive("pretrain.dagger_games", self.dagger_games)
-        check_workers("pretrain.workers", self.workers)
+        bounded("pretrain.workers", self.workers, MAX_WORKERS)
         positive("pretrain.games", self.games)
         positive("pretrain.epochs", self.epochs)
         positive("pretrain.batch_size", self.batch_size)
@@ -377,15 +377,6 @@ MAX_TIMESTEPS = 10**12
 """Most learner decisions a run asks for."""
 MAX_ENVS = 4096
 """Most environments a run steps at once (each rollout holds n_steps x n_envs observations)."""
-MAX_WORKERS = 1024
-"""Most worker processes a run or an evaluation starts."""
-
-
-def check_workers(name: str, value: int) -> None:
-    """Refuse a worker count outside ``1..MAX_WORKERS``, naming the setting ``name``."""
-    bounded(name, value, MAX_WORKERS)
-
-
 MAX_SEED = 2**63 - 1
 """Largest seed a run takes (torch's and numpy's generators take 63-bit seeds)."""
 
@@ -402,8 +393,7 @@ MAX_THREADS = 1024
 
 def check_threads(name: str, value: int) -> None:
     """Refuse a thread count outside ``1..MAX_THREADS``, naming the setting ``name``."""
-    if not 1 <= value <= MAX_THREADS:
-        raise ConfigError(name, f"must be in 1..{MAX_THREADS}, got {show_text(str(value), 40)}")
+    bounded(name, value, MAX_THREADS)
 
 
 def check_ray(name: str, value: str | None) -> None:
@@ -426,6 +416,6 @@ def _check_weights(name: str, weights: Mapping[str, float]) -> None:
 
 
 __all__ = ["PHASE_KEYS", "CurriculumStage", "EvalSettings", "OpponentSettings", "PPOSettings", "Phase",
-           "MAX_ENVS", "MAX_SEED", "MAX_THREADS", "MAX_TIMESTEPS", "MAX_WORKERS", "PretrainSettings", "TrainConfig",
-           "bounded", "check_seed", "check_threads", "check_workers",
+           "MAX_ENVS", "MAX_SEED", "MAX_THREADS", "MAX_TIMESTEPS", "PretrainSettings", "TrainConfig",
+           "bounded", "check_seed", "check_threads",
            "positive"]
