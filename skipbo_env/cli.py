@@ -2,6 +2,7 @@
 
     skipbo train --config quick            train a MaskablePPO agent (train extra)
     skipbo train --list-configs            the shipped configurations, by name
+    skipbo train-rllib --opponents greedy  train with Ray RLlib, one machine or a cluster (rllib extra)
     skipbo evaluate --agents ppo-2p greedy tournaments between agents (train extra)
     skipbo play --opponents heuristic      play in the terminal
     skipbo replay game.json                step through a recorded game
@@ -29,6 +30,12 @@ def _train(argv: list[str]) -> int:
     from .training.commands import main  # the train extra (torch, stable-baselines3) once a run starts
 
     return main(argv, prog="skipbo train")
+
+
+def _train_rllib(argv: list[str]) -> int:
+    from .rllib.trainer import main  # the rllib extra (ray[rllib], torch)
+
+    return main(argv, prog="skipbo train-rllib")
 
 
 def _evaluate(argv: list[str]) -> int:
@@ -73,6 +80,7 @@ class Command:
 
 COMMANDS: dict[str, Command] = {
     "train": Command(_train, "train a MaskablePPO agent against scripted opponents"),
+    "train-rllib": Command(_train_rllib, "train the action-scoring network with Ray RLlib (one machine or a cluster)"),
     "evaluate": Command(_evaluate, "seat-balanced, deal-paired tournaments between agents"),
     "play": Command(_play, "play against agents in the terminal"),
     "replay": Command(_replay, "step through a recorded game (a file from evaluate or play)"),

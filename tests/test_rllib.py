@@ -249,12 +249,12 @@ def test_evaluated_against_random_through_evaluate_py(checkpoint, tmp_path, caps
 
 def test_train_rllib_script_partner_game_vs_scripted(tmp_path, capsys):
     """The script end to end: partner game, learner team vs scripted greedy, sampling in the driver."""
-    import train_rllib
+    from skipbo_env.rllib import trainer as train_rllib
 
     out = tmp_path / "teams"
     argv = ["--env", "num_players=4", "--env", "partner_game=true", "--env", "stock_size=2"]
-    argv += ["--env", "turn_limit=40", "--opponents", "greedy", "--iterations", "1", "--num-env-runners", "0"]
-    argv += ["--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1", "--hidden", "32"]
+    argv += ["--env", "turn_limit=40", "--opponents", "greedy", "--no-vector", "--iterations", "1"]
+    argv += ["--num-env-runners", "0", "--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1"]
     assert train_rllib.main([*argv, "--out", str(out)]) == 0
     (line,) = iteration_lines(capsys.readouterr().out)
     assert line["iteration"] == 1 and line["env_steps"] >= 200
@@ -269,13 +269,13 @@ def test_train_rllib_eval_every_writes_the_learning_curve_in_train_py_columns(tm
     """``--eval-every``: after iterations 2 and 3 (the last) one tournament row per opponent lands in
     ``<out>/metrics.csv``, counted in the learner's own decisions; a second run into the same folder
     is refused before it trains, and the rows are kept."""
-    import train_rllib
+    from skipbo_env.rllib import trainer as train_rllib
     from skipbo_env.training.metrics import METRIC_FIELDS, read_rows
 
     out = tmp_path / "curve"
-    argv = ["--env", "stock_size=3", "--env", "turn_limit=60", "--opponents", "greedy", "--iterations", "3",
-            "--num-env-runners", "0", "--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1",
-            "--hidden", "32", "--eval-every", "2", "--eval-games", "6", "--eval-against", "random", "greedy",
+    argv = ["--env", "stock_size=3", "--env", "turn_limit=60", "--opponents", "greedy", "--no-vector", "--iterations",
+            "3", "--num-env-runners", "0", "--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1",
+            "--module", "mlp", "--hidden", "32", "--eval-every", "2", "--eval-games", "6", "--eval-against", "random", "greedy",
             "--out", str(out)]
     assert train_rllib.main(argv) == 0
     printed = capsys.readouterr().out
@@ -295,8 +295,95 @@ def test_train_rllib_eval_every_writes_the_learning_curve_in_train_py_columns(tm
     assert (out / "metrics.csv").read_bytes() == before
 
 
+def test_scorer_on_the_vector_env_writes_agent_files_that_load_without_pickle(tmp_path, capsys):
+    """The default module against greedy: the vector env (every sampled step the learner's), kept
+    snapshots at each evaluation, and ``agent.safetensors`` that ``load_agent`` plays unpickled."""
+    from skipbo_env.rllib import trainer
+
+    out = tmp_path / "scorer"
+    argv = ["--env", "stock_size=3", "--env", "turn_limit=60", "--env", "reward_shaping=true", "--opponents", "greedy",
+            "--iterations", "2", "--num-env-runners", "0", "--envs-per-runner", "8", "--train-batch-size", "256",
+            "--minibatch-size", "128", "--num-epochs", "1", "--eval-every", "2", "--eval-games", "6",
+            "--eval-against", "random", "--out", str(out)]
+    assert trainer.main(argv) == 0
+    lines = iteration_lines(capsys.readouterr().out)
+    assert lines[-1]["learner_steps"] == lines[-1]["env_steps"] >= 512
+    assert set(lines[-1]["return_mean"]) == {"default_policy"}
+    assert [p.name for p in (out / "snapshots").iterdir()] == [f"agent_{lines[-1]['learner_steps']:012d}.safetensors"]
+    config = GameConfig(num_players=2, stock_size=3, turn_limit=60)
+    agent = load_agent(str(out / "agent.safetensors"), config)  # no allow_pickle: a safetensors agent file
+    assert type(agent).__name__ != "RLlibAgent"
+    result = run_tournament([str(out / "agent.safetensors"), "greedy"], config, games=4, seed=0, workers=1)
+    assert len(result.games) == 4
+
+
+def test_scorer_weights_go_into_the_learner_and_come_back_out():
+    """``--init-from``'s path: a network's weights loaded into a built algorithm are what the learner
+    and the env runner's module hold, and what :func:`scorer_net_of` returns."""
+    from skipbo_env.nets import ScorerNet
+    from skipbo_env.rllib.ppo_config import learner_id, load_scorer_weights, scorer_net_of
+
+    config = GameConfig(num_players=2, stock_size=3, turn_limit=60)
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = build_ppo_config(config.to_dict(), opponents=("greedy",), vector=True, num_env_runners=0,
+                                envs_per_runner=2, train_batch_size=64, minibatch_size=32, num_epochs=1,
+                                scorer_sizes={"context_arch": [32], "scorer_arch": [8], "value_arch": [16]}).build_algo()
+        torch.manual_seed(7)
+        net = ScorerNet.for_game(config, context_arch=(32,), scorer_arch=(8,), value_arch=(16,))
+        mid = learner_id(vector=True)
+        load_scorer_weights(algo, mid, net)
+        back = scorer_net_of(algo, mid)
+        for (name, a), b in zip(net.state_dict().items(), back.state_dict().values(), strict=True):
+            assert torch.equal(a, b), name
+        runner_net = algo.get_module(mid).net
+        assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), runner_net.state_dict().values()))
+        algo.stop()
+    finally:
+        ray.shutdown()
+
+
+def test_scorer_module_masks_illegal_actions_and_scores_rows_without_any():
+    """Illegal actions get the masked logit; a row with no legal action (an ended game's last
+    observation, never acted on) is scored in full instead of raising; values come from the same pass."""
+    from gymnasium import spaces
+
+    from skipbo_env.nets.scorer_net import MASKED_LOGIT
+    from skipbo_env.rllib.env import SkipBoRLlibVectorEnv
+    from skipbo_env.rllib.modules import ScorerRLModule
+
+    env = SkipBoRLlibVectorEnv({"num_envs": 3, "opponents": "greedy", "seed": 0})
+    obs, _ = env.reset(seed=0)
+    assert obs in env.observation_space and isinstance(env.single_observation_space, spaces.Dict)
+    module = ScorerRLModule(observation_space=env.single_observation_space, action_space=env.single_action_space,
+                            model_config={"vf_share_layers": True})  # RLlib's own keys are ignored
+    mask = torch.as_tensor(obs["action_mask"])
+    mask[2] = 0
+    batch = {"obs": {"observations": torch.as_tensor(obs["observations"]), "action_mask": mask}}
+    with torch.no_grad():
+        out = module.forward_inference(batch)
+        values = module.compute_values(batch)
+    logits = out["action_dist_inputs"]
+    assert bool((logits[:2][mask[:2] == 0] == MASKED_LOGIT).all()) and bool((logits[:2][mask[:2] == 1] > MASKED_LOGIT).all())
+    assert bool((logits[2] > MASKED_LOGIT).all())
+    assert torch.allclose(out["embeddings"], values)
+
+
+def test_train_rllib_rejects_bad_module_settings(capsys):
+    from skipbo_env.rllib import trainer
+
+    assert trainer.main(["--module", "mlp", "--init-from", "ppo-2p-plus"]) == 2
+    assert "--init-from starts the scorer" in capsys.readouterr().err
+    assert trainer.main(["--init-from", "no/such/file.safetensors", "--num-env-runners", "0"]) == 2
+    assert "no/such/file.safetensors" in capsys.readouterr().err
+    assert trainer.main(["--vector", "--num-env-runners", "0"]) == 2
+    assert "the vector env plays scripted opponents" in capsys.readouterr().err
+    assert trainer.main(["--max-minutes", "-1"]) == 2
+    assert "--max-minutes must be 0 or more" in capsys.readouterr().err
+
+
 def test_train_rllib_rejects_bad_evaluation_settings(capsys):
-    import train_rllib
+    from skipbo_env.rllib import trainer as train_rllib
 
     assert train_rllib.main(["--eval-every", "-1"]) == 2
     assert "--eval-every must be 0 or more" in capsys.readouterr().err
@@ -308,7 +395,7 @@ def test_train_rllib_rejects_bad_evaluation_settings(capsys):
 
 
 def test_train_rllib_script_rejects_bad_input(capsys):
-    import train_rllib
+    from skipbo_env.rllib import trainer as train_rllib
 
     assert train_rllib.main(["--env", "num_players"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
@@ -321,7 +408,7 @@ def test_train_rllib_script_rejects_bad_input(capsys):
 
 
 def test_train_rllib_notes_runners_crowded_on_one_node(capsys):
-    import train_rllib
+    from skipbo_env.rllib import trainer as train_rllib
 
     train_rllib.warn_one_node({"a" * 56: 2}, alive_nodes=1)  # a one-node instance: nothing to say
     train_rllib.warn_one_node({"a" * 56: 1, "b" * 56: 1}, alive_nodes=2)
@@ -349,12 +436,12 @@ def two_nodes():
 
 def test_train_rllib_address_puts_runners_on_both_nodes(two_nodes, tmp_path):
     """``train_rllib.py --address`` as a user runs it (its own process, the driver): 2 env runners
-    of 1 CPU each on two 1-CPU nodes, one per node; the driver writes the checkpoint, which plays
-    in a tournament."""
+    of 1 CPU each on two 1-CPU nodes, one per node, each stepping the vector env against greedy; the
+    driver writes the checkpoint and the agent file, which play in tournaments (the file unpickled)."""
     out = tmp_path / "cluster"
     argv = [sys.executable, str(ROOT / "train_rllib.py"), *(f"--env={k}={v}" for k, v in TINY.items())]
-    argv += ["--address", two_nodes.address, "--num-env-runners", "2", "--iterations", "1"]
-    argv += ["--train-batch-size", "100", "--minibatch-size", "50", "--num-epochs", "1", "--hidden", "16"]
+    argv += ["--address", two_nodes.address, "--num-env-runners", "2", "--iterations", "1", "--opponents", "greedy"]
+    argv += ["--train-batch-size", "128", "--minibatch-size", "64", "--num-epochs", "1", "--envs-per-runner", "8"]
     run = subprocess.run([*argv, "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     (line,) = iteration_lines(run.stdout)
@@ -365,4 +452,6 @@ def test_train_rllib_address_puts_runners_on_both_nodes(two_nodes, tmp_path):
     assert "env runners run on one of" not in run.stderr
     config = GameConfig.from_dict(TINY)
     result = run_tournament([str(out), "random"], config, games=3, seed=0, workers=1, allow_pickle=True)
+    assert len(result.games) == 3
+    result = run_tournament([str(out / "agent.safetensors"), "random"], config, games=3, seed=0, workers=1)
     assert len(result.games) == 3

@@ -262,6 +262,56 @@ def test_gymnasium_vector_env():
     envs.close()
 
 
+
+@pytest.mark.parametrize("illegal_action", ["raise", "lose"])
+def test_next_step_autoreset_is_the_same_games_with_a_reset_step_after_each_end(illegal_action):
+    """``autoreset_mode="next_step"``: the same games as same-step mode, each end followed by a
+    step that returns the next deal's first observation, reward 0, the action sent ignored."""
+    from gymnasium.vector import AutoresetMode
+
+    config = GameConfig(num_players=2, short_game=True, turn_limit=60)
+    kwargs = dict(opponents="greedy", seed=5, illegal_action=illegal_action)
+    same = vector.SkipBoVectorEnv(config, 1, **kwargs)
+    nxt = vector.SkipBoVectorEnv(config, 1, autoreset_mode="next_step", **kwargs)
+    assert nxt.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP  # the class's default untouched
+    obs_s, info_s = same.reset(seed=5)
+    obs_n, info_n = nxt.reset(seed=5)
+    assert (obs_s == obs_n).all()
+    ends = 0
+    for _ in range(600):
+        actions = info_s["action_mask"].argmax(axis=1)  # the first legal action: both runs play alike
+        obs_s, rew_s, term_s, trunc_s, info_s = same.step(actions)
+        obs_n, rew_n, term_n, trunc_n, info_n = nxt.step(actions)
+        assert (term_n == term_s).all() and (trunc_n == trunc_s).all() and (rew_n == rew_s).all()
+        if not (term_s | trunc_s)[0]:
+            assert (obs_n == obs_s).all() and (info_n["action_mask"] == info_s["action_mask"]).all()
+            continue
+        ends += 1
+        assert (obs_n[0] == info_s["final_obs"][0]).all() and not info_n["action_mask"].any()
+        assert info_n["final_info"][0] == info_s["final_info"][0]
+        obs_n, rew_n, term_n, trunc_n, info_n = nxt.step(np.array([-1]))  # ignored, though illegal
+        assert (obs_n == obs_s).all() and rew_n[0] == 0 and not (term_n | trunc_n)[0]
+        assert (info_n["action_mask"] == info_s["action_mask"]).all()
+    assert ends >= 3
+
+
+def test_next_step_autoreset_holds_only_the_games_that_ended():
+    config = GameConfig(num_players=2, short_game=True, turn_limit=60)
+    envs = vector.SkipBoVectorEnv(config, 6, opponents="random", seed=1, autoreset_mode="next_step")
+    obs, infos = envs.reset(seed=1)
+    held = np.zeros(6, bool)
+    for _ in range(500):
+        actions = np.where(held, 0, infos["action_mask"].argmax(axis=1))
+        before = obs.copy()
+        obs, rewards, terminations, truncations, infos = envs.step(actions)
+        assert (rewards[held] == 0).all() and not (terminations | truncations)[held].any()
+        assert infos["action_mask"][held].any(axis=1).all()  # a fresh deal, waiting for the learner
+        assert (obs[held] != before[held]).any(axis=1).all()
+        held = terminations | truncations
+    with pytest.raises(ConfigError, match="autoreset_mode"):
+        vector.SkipBoVectorEnv(config, 2, autoreset_mode="later")
+
 # ------------------------------------------------------------------ SB3
 def test_sb3_vec_env_masks_autoreset_and_seeding():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported

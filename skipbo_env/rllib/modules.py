@@ -1,12 +1,9 @@
-"""RLModules: RLlib's masking PPO module, and our scripted agents as fixed policies.
+"""RLModules: the action-scoring network, RLlib's masking MLP, and our scripted agents.
 
-* :data:`MaskedPPOModule` is RLlib's own ``ActionMaskingTorchRLModule``
-  (shipped in ``ray.rllib.examples``): PPO whose logits get ``log(mask)``
-  added, so illegal actions have probability ~0 in sampling, greedy
-  inference and the PPO loss.
-* :class:`ScriptedRLModule` is what RLlib lacks: one of our scripted agents
-  (``random``, ``greedy``, ``heuristic``) behind the RLModule API, so it can
-  sit at a table as a policy that is never trained.
+* :class:`ScorerRLModule`: :class:`skipbo_env.nets.ScorerNet` as a PPO module (the default).
+* :data:`MaskedPPOModule`: RLlib's ``ActionMaskingTorchRLModule``, an MLP with masked logits.
+* :class:`ScriptedRLModule`: a scripted agent (``random``, ``greedy``, ``heuristic``) as a fixed,
+  never-trained policy at the table.
 """
 
 from __future__ import annotations
@@ -16,13 +13,51 @@ from typing import Any
 import numpy as np
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module import RLModule
+from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 from ..bots import make_bot
+from ..nets import ScorerNet
 from ..rules import GameConfig
+
+SCORER_SIZES = ("context_arch", "scorer_arch", "value_arch")
+"""The :class:`ScorerRLModule` ``model_config`` keys: ScorerNet's layer sizes (defaults: the shipped agents')."""
 
 MaskedPPOModule = ActionMaskingTorchRLModule
 """The trained module class (RLlib's action-masking PPO torch module)."""
+
+
+class ScorerRLModule(TorchRLModule, ValueFunctionAPI):
+    """The action-scoring network (:class:`~skipbo_env.nets.ScorerNet`, attribute ``net``) as an RLlib
+    PPO module: masked logits as the action distribution's inputs, the value head for the critic.
+
+    Observations are the masking dict of :mod:`.env` (``observations``, ``action_mask``);
+    ``model_config`` may set :data:`SCORER_SIZES`. A row with no legal action (an ended game's last
+    observation, whose action RLlib never sends) has every action scored instead of raising.
+    """
+
+    def setup(self) -> None:
+        cfg = {k: v for k, v in dict(self.model_config or {}).items() if k in SCORER_SIZES}  # RLlib adds its own
+        obs_space = getattr(self.observation_space, "spaces", {}).get("observations")
+        if obs_space is None:
+            raise ValueError(f"ScorerRLModule needs the masking observation dict, got {self.observation_space}")
+        self.net = ScorerNet(obs_space.shape[0], int(self.action_space.n), **{k: tuple(v) for k, v in cfg.items()})
+
+    def _inputs(self, batch: dict[str, Any]) -> tuple[Any, Any]:
+        obs = batch[Columns.OBS]
+        legal = obs["action_mask"] > 0
+        return obs["observations"], legal | ~legal.any(dim=-1, keepdim=True)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        logits, values = self.net(*self._inputs(batch))
+        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: values}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        """The values ``[B]``; ``embeddings`` are this module's own values from the same forward pass."""
+        if embeddings is not None:
+            return embeddings
+        return self.net.value(batch[Columns.OBS]["observations"])
 
 
 class ScriptedRLModule(RLModule):

@@ -15,11 +15,13 @@ Example::
 * Actions: one action id per game (``MultiDiscrete``), the encoding's table.
 * Masks: ``infos["action_mask"]`` (int8, every step and reset) and
   :meth:`SkipBoVectorEnv.action_masks` (bool).
-* Autoreset mode ``SAME_STEP``: when game ``i`` ends, ``terminations[i]`` or
+* Autoreset mode ``SAME_STEP`` (default): when game ``i`` ends, ``terminations[i]`` or
   ``truncations[i]`` is True, ``infos["final_obs"][i]`` holds its last
   observation (``infos["_final_obs"]`` marks those games),
   ``infos["final_info"]`` its winners, and ``obs[i]`` is already the next
-  game's first observation.
+  game's first observation. With ``autoreset_mode="next_step"`` (Gymnasium's default mode, which
+  RLlib expects) ``obs[i]`` is the last observation (its mask all zeros) and the next step returns the
+  next game's first observation with reward 0, ignoring the action sent for game ``i``.
 * Opponents (any agent name the registry knows, ``opponents="turn-2p"``, or an object with
   ``act``; :meth:`SkipBoVectorEnv.set_opponents` replaces them), learner seat, rewards, re-deals and illegal actions follow
   :mod:`skipbo_env.vector.learner`.
@@ -36,7 +38,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..aec import parse_config
 from ..encoding import observation_layout
-from ..rules import GameConfig
+from ..rules import ConfigError, GameConfig
 from .learner import LearnerBatch
 
 VECTOR_DEFAULTS: dict[str, Any] = {
@@ -45,6 +47,7 @@ VECTOR_DEFAULTS: dict[str, Any] = {
     "illegal_action": "raise",
     "reward_shaping": False,
     "seed": None,
+    "autoreset_mode": "same_step",
 }
 """The vector env's own keyword configuration (game keys come on top), with defaults."""
 
@@ -54,7 +57,8 @@ def make_vector_env(num_envs: int = 1, **config: Any) -> SkipBoVectorEnv:
     vector_mode="vector_entry_point", num_players=2, opponents="greedy")`` returns a
     :class:`SkipBoVectorEnv` over the batched engine (needs the ``fast`` extra). Keywords
     are the single-agent env's (every ``GameConfig`` field, ``opponents``, ``learner_seat``,
-    ``illegal_action``, ``reward_shaping``) plus ``seed``; an unknown one raises ConfigError."""
+    ``illegal_action``, ``reward_shaping``) plus ``seed`` and ``autoreset_mode``; an unknown one raises
+    ConfigError."""
     game, options = parse_config(config, VECTOR_DEFAULTS)
     return SkipBoVectorEnv(game, num_envs, **options)
 
@@ -73,8 +77,12 @@ class SkipBoVectorEnv(VectorEnv):
         seed: int | None = None,
         illegal_action: str = "raise",
         reward_shaping: bool = False,
+        autoreset_mode: str | AutoresetMode = "same_step",
     ) -> None:
         self.batch = LearnerBatch(config, num_envs, opponents, learner_seat, seed, illegal_action, reward_shaping)
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        self._held = np.zeros(num_envs, bool)  # next-step mode: games whose new deal is returned next step
         self.config = config  # LearnerBatch has checked it
         self.num_envs = num_envs
         layout = observation_layout(config)
@@ -92,22 +100,37 @@ class SkipBoVectorEnv(VectorEnv):
         super().reset(seed=seed)
         obs = self.batch.reset(seed=seed)
         self._started = True
+        self._held[:] = False
         return obs, self._infos()
 
     def step(self, actions: Any):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        result = self.batch.step(np.asarray(actions).reshape(self.num_envs))
+        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+        result = self.batch.step(np.asarray(actions).reshape(self.num_envs), hold=self._held if next_step else None)
         infos = self._infos()
         ended = result.terminated | result.truncated
+        if next_step:
+            self._held = ended
+            if ended.any():
+                result.obs[ended] = result.final_obs[ended]
+                infos["action_mask"][ended] = 0
+                infos.update(final_info=self._final_info(result, ended), _final_info=ended)
+            return result.obs, result.rewards, result.terminated, result.truncated, infos
         if ended.any():
             final_obs = np.full(self.num_envs, None, dtype=object)
-            final_info = np.full(self.num_envs, None, dtype=object)
             for i in np.flatnonzero(ended).tolist():
                 final_obs[i] = result.final_obs[i]
-                final_info[i] = {"winners": result.winners[i], "illegal_action": bool(result.illegal[i])}
-            infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended)
+            infos.update(final_obs=final_obs, _final_obs=ended, final_info=self._final_info(result, ended),
+                         _final_info=ended)
         return result.obs, result.rewards, result.terminated, result.truncated, infos
+
+    def _final_info(self, result: Any, ended: np.ndarray) -> np.ndarray:
+        """Each ended game's winners and whether an illegal action ended it (None for the others)."""
+        final_info = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(ended).tolist():
+            final_info[i] = {"winners": result.winners[i], "illegal_action": bool(result.illegal[i])}
+        return final_info
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponents of every game (the constructor's spec); games in progress go on with them."""
@@ -127,3 +150,13 @@ class SkipBoVectorEnv(VectorEnv):
             "redeals": self.batch.redeals.copy(),
             "_redeals": ones,
         }
+
+
+def _autoreset_mode(value: Any) -> AutoresetMode:
+    """``"same_step"``/``"next_step"`` (or the enum) as Gymnasium's :class:`AutoresetMode`."""
+    modes = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP}
+    if isinstance(value, AutoresetMode) and value in modes.values():
+        return value
+    if isinstance(value, str) and value in modes:
+        return modes[value]
+    raise ConfigError("autoreset_mode", f"must be one of {sorted(modes)}, got {value!r}")

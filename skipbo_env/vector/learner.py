@@ -182,8 +182,11 @@ class LearnerBatch:
         self._started = True
         return self._finish_observations()
 
-    def step(self, actions: Any) -> StepResult:
-        """Apply one learner action per game, play the other seats, autoreset ended games."""
+    def step(self, actions: Any, hold: np.ndarray | None = None) -> StepResult:
+        """Apply one learner action per game, play the other seats, autoreset ended games.
+
+        ``hold`` (bool per game) leaves those games as they are, their actions unread: reward 0, not
+        ended (how a next-step autoreset skips a game's reset step)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         eng = self.engine
@@ -192,21 +195,25 @@ class LearnerBatch:
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} ints, got shape {acts.shape} dtype {acts.dtype}")
         acts = acts.astype(np.int64)
+        playing = np.ones(self.num_envs, bool) if hold is None else ~np.asarray(hold, bool)
         rewards = np.zeros(self.num_envs, np.float64)
         illegal = np.zeros(self.num_envs, bool)
-        if self.illegal_action == "raise":
+        if self.illegal_action == "raise" and playing.all():
             eng.step(acts)
         else:
-            masks = eng.masks()
-            in_range = (acts >= 0) & (acts < eng.num_actions)
-            illegal = ~in_range
-            illegal[in_range] = masks[np.flatnonzero(in_range), acts[in_range]] == 0
-            ok = np.flatnonzero(~illegal)
-            eng.step(acts[ok], rows=ok)
-        self.decisions += int((~illegal).sum())
+            rows = np.flatnonzero(playing)
+            if self.illegal_action != "raise":
+                in_range = (acts[rows] >= 0) & (acts[rows] < eng.num_actions)
+                bad = ~in_range
+                bad[in_range] = eng.masks()[rows[in_range], acts[rows[in_range]]] == 0
+                illegal[rows[bad]] = True
+                rows = rows[~bad]
+            eng.step(acts[rows], rows=rows)
+        moved = playing & ~illegal
+        self.decisions += int(moved.sum())
         if self.stock_reward:
             shaped = np.zeros(self.num_envs, bool)
-            shaped[~illegal] = self._shaped[acts[~illegal]]
+            shaped[moved] = self._shaped[acts[moved]]
             rewards += np.where(shaped, self.stock_reward, 0.0)
         self._advance()
         status = eng.status
