@@ -337,7 +337,7 @@ def test_scorer_weights_go_into_the_learner_and_come_back_out():
         for (name, a), b in zip(net.state_dict().items(), back.state_dict().values(), strict=True):
             assert torch.equal(a, b), name
         runner_net = algo.get_module(mid).net
-        assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), runner_net.state_dict().values()))
+        assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), runner_net.state_dict().values(), strict=True))
         algo.stop()
     finally:
         ray.shutdown()

@@ -105,7 +105,8 @@ def build_ppo_config(
     trained = _trained_spec(module, scorer_sizes, hidden)
     ppo = PPOConfig()
     if vector:
-        ppo = (ppo.environment(register(vector=True), env_config={**env_config, "opponents": list(opponents)})
+        seats = [opponents[i % len(opponents)] for i in range(config.num_players - 1)]  # from the learner's left
+        ppo = (ppo.environment(register(vector=True), env_config={**env_config, "opponents": seats})
                .rl_module(rl_module_spec=trained))
     else:
         specs = {LEARNER: trained}

@@ -171,7 +171,8 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
             raise ValueError(f"--{name.replace('_', '-')} must be 0 or more")
     if args.address and args.num_cpus is not None:
         raise ValueError("--num-cpus sizes a local Ray instance; a cluster's nodes (--address) set their own")
-    vector = bool(args.opponents) if args.vector is None else args.vector
+    # the vector env seats the learner alone (in the partner game its partner is scripted): skipbo_v0 there
+    vector = bool(args.opponents) and not env_config.get("partner_game") if args.vector is None else args.vector
     if args.init_from is not None and args.module != "scorer":
         raise ValueError("--init-from starts the scorer module (--module scorer)")
     return {"env_config": env_config, "vector": vector, "module_id": "default_policy" if vector else "learner",
