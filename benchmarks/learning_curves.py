@@ -1,10 +1,7 @@
-"""Learning curves of several training runs in one plot: win rate against one opponent by
-environment steps and by wall time, and a markdown table of each run's curve.
+"""The learning curves of docs/benchmark.md: ``skipbo curves`` over the runs kept in ``docs/img``.
 
-Every run is a ``metrics.csv`` as ``train.py`` writes it (one row per evaluation and opponent:
-``timesteps``, cumulative ``wall_seconds`` including any pretraining, ``games``, ``win_rate``
-and its Wilson interval). The default runs are the curves kept in ``docs/img`` (the runs of
-docs/benchmark.md). Example::
+``--run NAME=PATH`` replaces them with other runs' ``metrics.csv`` (what ``skipbo curves`` does in an
+installed package). Example::
 
     python benchmarks/learning_curves.py --out docs/img/benchmark_curves.png
     python benchmarks/learning_curves.py --run mine=runs/myrun/metrics.csv --against greedy
@@ -12,16 +9,12 @@ docs/benchmark.md). Example::
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import matplotlib.pyplot as plt  # noqa: E402 - metrics chose the Agg backend
-
-from skipbo_env.training.metrics import read_rows  # noqa: E402
+from skipbo_env.training.curves import main  # noqa: E402
 
 IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
 DEFAULT_RUNS = (
@@ -41,80 +34,6 @@ DEFAULT_RUNS = (
 )
 
 
-def parse_run(text: str) -> tuple[str, Path]:
-    """``NAME=PATH`` of one run's metrics.csv."""
-    name, sep, path = text.partition("=")
-    if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"a run is NAME=PATH/metrics.csv, got {text!r}")
-    return name, Path(path)
-
-
-def curve(path: Path, against: str) -> list[tuple[int, float, int, float, float, float]]:
-    """(steps, wall seconds, games, win rate, low, high) of every evaluation against ``against``."""
-    if not path.is_file():
-        raise SystemExit(f"no metrics file at {path}")
-    rows = [r for r in read_rows(path) if r["opponent"] == against]
-    if not rows:
-        raise SystemExit(f"{path} has no evaluation against {against!r}")
-    return [(int(r["timesteps"]), float(r["wall_seconds"]), int(r["games"]), float(r["win_rate"]),
-             float(r["ci_low"]), float(r["ci_high"])) for r in rows]
-
-
-def markdown(curves: Sequence[tuple[str, list]], against: str) -> str:
-    """One row per run: its first and best evaluations and where it ended."""
-    lines = [f"| run | evaluations | first (steps: win rate vs {against}) | best (steps, wall: win rate, 95% CI) "
-             "| last (steps, wall) |",
-             "| --- | ---: | --- | --- | --- |"]
-    for name, points in curves:
-        first = points[0]
-        best = max(points, key=lambda p: p[3])
-        last = points[-1]
-        lines.append(
-            f"| {name} | {len(points)} | {first[0]:,}: {first[3]:.1%} | {best[0]:,}, {best[1] / 60:.1f} min: "
-            f"{best[3]:.1%} ({best[4]:.1%}–{best[5]:.1%}) of {best[2]} | {last[0]:,}, {last[1] / 60:.1f} min |")
-    return "\n".join(lines)
-
-
-def plot(curves: Sequence[tuple[str, list]], against: str, out: Path) -> None:
-    """Two panels: win rate by steps and by wall minutes, each point with its 95% interval."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    colors = [*plt.get_cmap("tab10").colors, "black", "olive", "teal", "gold"]  # one per run, past tab10's ten
-    for i, (name, points) in enumerate(curves):
-        steps = [p[0] / 1e6 for p in points]
-        minutes = [p[1] / 60 for p in points]
-        rate = [p[3] for p in points]
-        low = [p[3] - p[4] for p in points]
-        high = [p[5] - p[3] for p in points]
-        for ax, x in zip(axes, (steps, minutes), strict=True):
-            ax.errorbar(x, rate, yerr=[low, high], marker="o", markersize=3, capsize=2, label=name,
-                        color=colors[i % len(colors)])
-    axes[0].set_xlabel("environment steps (millions)")
-    axes[1].set_xlabel("wall time (minutes, 2 cores, pretraining included)")
-    axes[0].set_ylabel(f"win rate against {against}")
-    for ax in axes:
-        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
-        ax.grid(alpha=0.3)
-    axes[1].legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--run", action="append", type=parse_run, metavar="NAME=PATH",
-                        help="a run's metrics.csv (repeatable; default: the curves in docs/img)")
-    parser.add_argument("--against", default="heuristic", help="the evaluation opponent (default: heuristic)")
-    parser.add_argument("--out", type=Path, help="write the plot here (PNG)")
-    args = parser.parse_args(argv)
-    runs = args.run or list(DEFAULT_RUNS)
-    curves = [(name, curve(path, args.against)) for name, path in runs]
-    print(markdown(curves, args.against))
-    if args.out:
-        plot(curves, args.against, args.out)
-        print(f"wrote {args.out}")
-
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main(sys.argv[1:], default_runs=DEFAULT_RUNS))

@@ -4,6 +4,7 @@
     skipbo train --list-configs            the shipped configurations, by name
     skipbo train-rllib --opponents greedy  train with Ray RLlib, one machine or a cluster (rllib extra)
     skipbo evaluate --agents ppo-2p greedy tournaments between agents (train extra)
+    skipbo curves --run a=runs/a/metrics.csv  learning curves as a table and a plot
     skipbo play --opponents heuristic      play in the terminal
     skipbo replay game.json                step through a recorded game
     skipbo demo                            watch scripted players play one game
@@ -36,6 +37,12 @@ def _train_rllib(argv: list[str]) -> int:
     from .rllib.trainer import main  # the rllib extra (ray[rllib], torch)
 
     return main(argv, prog="skipbo train-rllib")
+
+
+def _curves(argv: list[str]) -> int:
+    from .training.curves import main  # the train extra (matplotlib) once a plot is drawn
+
+    return main(argv, prog="skipbo curves")
 
 
 def _evaluate(argv: list[str]) -> int:
@@ -82,6 +89,7 @@ COMMANDS: dict[str, Command] = {
     "train": Command(_train, "train a MaskablePPO agent against scripted opponents"),
     "train-rllib": Command(_train_rllib, "train the action-scoring network with Ray RLlib (one machine or a cluster)"),
     "evaluate": Command(_evaluate, "seat-balanced, deal-paired tournaments between agents"),
+    "curves": Command(_curves, "learning curves of training runs (metrics.csv) as a table and a plot"),
     "play": Command(_play, "play against agents in the terminal"),
     "replay": Command(_replay, "step through a recorded game (a file from evaluate or play)"),
     "demo": Command(_demo, "watch scripted players play one game"),

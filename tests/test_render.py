@@ -355,12 +355,11 @@ def test_gymnasium_check_env_tries_every_render_mode_headless(monkeypatch):
         check_env(gymnasium.make("SkipBo-v0", illegal_action="lose").unwrapped)  # makes one env per mode
 
 
-# ------------------------------------------------------------ the example script
+# ------------------------------------------------------------ the video recipe
 def _example():
-    spec = importlib.util.spec_from_file_location("record_video", REPO / "examples" / "record_video.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from skipbo_env.recipes import record_video
+
+    return record_video
 
 
 def test_example_records_a_gymnasium_episode(tmp_path, capsys):

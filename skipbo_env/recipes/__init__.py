@@ -13,5 +13,26 @@ library's own API each, with the legal-action masks respected, and write an agen
 * :mod:`.common`: what they share (the settings, the command line, the run folder, evaluations and
   progress lines).
 
-:mod:`.openspiel_ismcts` plays OpenSpiel's search bots against the package's agents (the ``openspiel`` extra).
+:mod:`.openspiel_ismcts` plays OpenSpiel's search bots against the package's agents (the ``openspiel`` extra);
+:mod:`.record_video` records a game as a video (the ``render`` extra). Run with ``python -m``, a recipe whose
+extra is missing stops with one line naming it.
 """
+
+import sys
+from types import TracebackType
+
+from ..extras import missing_extra_line
+
+
+def _one_line_for_a_missing_extra(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """``python -m skipbo_env.recipes.NAME``: a missing extra is one line on stderr (exit 1), not a traceback."""
+    line = missing_extra_line(exc, f"python -m {sys.argv[0].rsplit('/', 1)[-1].removesuffix('.py')}") \
+        if isinstance(exc, ImportError) else None
+    if line is None:
+        sys.__excepthook__(kind, exc, tb)
+    else:
+        print(line.replace("python -m ", "python -m skipbo_env.recipes.", 1), file=sys.stderr)
+
+
+if sys.argv[:1] == ["-m"]:  # this process runs a module of this package with python -m
+    sys.excepthook = _one_line_for_a_missing_extra

@@ -15,9 +15,9 @@ written as ``<out>/skipbo-aec.gif``.
 
 Needs the drawing extra: ``pip install "skipbo-env[render]"``. Runs headless.
 
-    python examples/record_video.py --out videos
-    python examples/record_video.py --out videos --agent heuristic --opponents greedy --full
-    python examples/record_video.py --out videos --pettingzoo --players 3 --stock-size 10
+    python -m skipbo_env.recipes.record_video --out videos
+    python -m skipbo_env.recipes.record_video --out videos --agent heuristic --opponents greedy --full
+    python -m skipbo_env.recipes.record_video --out videos --pettingzoo --players 3 --stock-size 10
 """
 
 from __future__ import annotations
