@@ -1,7 +1,8 @@
-"""Env steps per second of RLlib sampling on ``skipbo_v0`` with 1 and 2 env runners.
+"""Env steps per second of RLlib sampling and training, by env runners, module and env.
 
-Needs the ``rllib`` extra. For each runner count it builds the self-play PPO
-of ``train_rllib.py`` on a local Ray instance and measures:
+Needs the ``rllib`` extra. For each runner count it builds the PPO of ``skipbo train-rllib``
+(``--module``; self-play on ``skipbo_v0``, or with ``--opponents`` the compiled vector env unless
+``--no-vector``) on a local Ray instance and measures:
 
 * **sample**: every env runner samples ``--steps`` env steps at once
   (``EnvRunnerGroup.foreach_env_runner``), timed after one warm-up call;
@@ -11,8 +12,9 @@ of ``train_rllib.py`` on a local Ray instance and measures:
 
 Run::
 
-    python benchmarks/bench_rllib.py                  # 1 and 2 runners, 2 players
-    python benchmarks/bench_rllib.py --runners 1 2 4 --env num_players=4
+    python benchmarks/bench_rllib.py                  # 1 and 2 runners, 2 players, self-play, the scorer
+    python benchmarks/bench_rllib.py --opponents greedy --envs-per-runner 64 --batch 8192
+    python benchmarks/bench_rllib.py --opponents greedy --no-vector --module mlp --runners 1 2 4
 
 Sampling scales with the runners only as far as free cores go: on a machine
 whose cores are busy the figures say so (see docs/scaling.md).
@@ -31,21 +33,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ray  # noqa: E402
 
 from skipbo_env.rllib import build_ppo_config  # noqa: E402
-from train_rllib import parse_env_items  # noqa: E402
+from skipbo_env.rllib.trainer import parse_env_items  # noqa: E402
 
 
-def measure(
-    env_config: dict, runners: int, steps: int, iterations: int, batch: int, envs_per_runner: int = 1
-) -> tuple[float, float]:
+def measure(env_config: dict, runners: int, args: argparse.Namespace) -> tuple[float, float]:
     """(sampling env steps/s, training env steps/s) with ``runners`` env runners."""
+    steps, iterations = args.steps, args.iterations
     # "local": a new instance even where `ray start` runs a cluster on this machine
     ray.init(address="local", num_cpus=runners + 1, include_dashboard=False, log_to_driver=False)
     algo = build_ppo_config(
         env_config,
+        opponents=tuple(args.opponents),
+        module=args.module,
+        vector=bool(args.opponents) and args.vector,
         num_env_runners=runners,
-        envs_per_runner=envs_per_runner,
-        train_batch_size=batch,
-        minibatch_size=min(256, batch),
+        envs_per_runner=args.envs_per_runner,
+        train_batch_size=args.batch,
+        minibatch_size=min(256, args.batch),
         num_epochs=1,
         hidden=(256, 256),
         seed=0,
@@ -81,18 +85,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iterations", type=int, default=3, help="timed training iterations (train figure)")
     p.add_argument("--envs-per-runner", type=int, default=1, help="envs each runner steps as one batch")
     p.add_argument("--batch", type=int, default=2000, help="env steps per training iteration")
+    p.add_argument("--module", choices=("scorer", "mlp"), default="scorer", help="the trained module")
+    p.add_argument("--opponents", nargs="*", default=[], help="scripted opponents (default: self-play)")
+    p.add_argument("--vector", action=argparse.BooleanOptionalAction, default=True,
+                   help="with --opponents, the compiled vector env (default) or skipbo_v0")
     args = p.parse_args(argv)
     env_config = parse_env_items(args.env)
     rows = []
     for n in args.runners:
-        sample_rate, train_rate = measure(
-            env_config, n, args.steps, args.iterations, args.batch, args.envs_per_runner
-        )
+        sample_rate, train_rate = measure(env_config, n, args)
         rows.append((n, sample_rate, train_rate))
         print(f"runners={n}: sample {sample_rate:,.0f} steps/s, train {train_rate:,.0f} steps/s", flush=True)
     base = rows[0][1]
     print(
-        f"\nskipbo_v0 {env_config or '(defaults)'}; {args.envs_per_runner} env(s) per runner; "
+        f"\n{'vector env' if args.opponents and args.vector else 'skipbo_v0'} {env_config or '(defaults)'}; "
+        f"module {args.module}; opponents {args.opponents or 'self-play'}; {args.envs_per_runner} env(s) per runner; "
         f"{os.cpu_count()} CPUs; load avg {os.getloadavg()[0]:.1f}\n"
     )
     print("| env runners | sample env steps/s | speed-up | train env steps/s |")

@@ -412,3 +412,9 @@ def test_unseeded_guard_stops_draws_from_fresh_entropy(tmp_path: Path) -> None:
     for draw in ("np.random.default_rng().integers(10)", "gym.spaces.Discrete(5).sample()"):
         proc = run(f"import numpy as np, gymnasium as gym\n{draw}\n")
         assert proc.returncode != 0 and "seeded from fresh entropy" in proc.stderr, draw
+
+
+def test_the_readme_stays_skimmable() -> None:
+    """The README is the landing page: at most 150 lines; measurements live in the docs pages."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines; move detail to docs/"
