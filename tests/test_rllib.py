@@ -266,7 +266,7 @@ def test_train_rllib_script_partner_game_vs_scripted(tmp_path, capsys):
 
 
 def test_train_rllib_eval_every_writes_the_learning_curve_in_train_py_columns(tmp_path, capsys):
-    """``--eval-every``: after iterations 2 and 3 (the last) one tournament row per opponent lands in
+    """``--eval-every``: before training and after iterations 2 and 3 (the last) a tournament row per opponent lands in
     ``<out>/metrics.csv``, counted in the learner's own decisions; a second run into the same folder
     is refused before it trains, and the rows are kept."""
     from skipbo_env.rllib import trainer as train_rllib
@@ -283,11 +283,12 @@ def test_train_rllib_eval_every_writes_the_learning_curve_in_train_py_columns(tm
     rows = read_rows(out / "metrics.csv")
     assert (out / "metrics.csv").read_text().splitlines()[0].split(",") == list(METRIC_FIELDS)
     assert [(int(r["timesteps"]), r["opponent"]) for r in rows] == [
+        (0, "random"), (0, "greedy"),
         (lines[1]["learner_steps"], "random"), (lines[1]["learner_steps"], "greedy"),
         (lines[2]["learner_steps"], "random"), (lines[2]["learner_steps"], "greedy")]
     assert 0 < lines[1]["learner_steps"] < lines[1]["env_steps"]  # the greedy seat's moves are not the learner's
     assert all(int(r["games"]) == 6 and 0.0 <= float(r["win_rate"]) <= 1.0 for r in rows)
-    assert printed.count('{"evaluation"') == 4
+    assert printed.count('{"evaluation"') == 6
     assert not any((out / "evaluations").iterdir())  # each evaluation's snapshot is removed after it
     before = (out / "metrics.csv").read_bytes()
     assert train_rllib.main(argv) == 2
@@ -309,7 +310,8 @@ def test_scorer_on_the_vector_env_writes_agent_files_that_load_without_pickle(tm
     lines = iteration_lines(capsys.readouterr().out)
     assert lines[-1]["learner_steps"] == lines[-1]["env_steps"] >= 512
     assert set(lines[-1]["return_mean"]) == {"default_policy"}
-    assert [p.name for p in (out / "snapshots").iterdir()] == [f"agent_{lines[-1]['learner_steps']:012d}.safetensors"]
+    snapshots = sorted(p.name for p in (out / "snapshots").iterdir())
+    assert snapshots == ["agent_000000000000.safetensors", f"agent_{lines[-1]['learner_steps']:012d}.safetensors"]
     config = GameConfig(num_players=2, stock_size=3, turn_limit=60)
     agent = load_agent(str(out / "agent.safetensors"), config)  # no allow_pickle: a safetensors agent file
     assert type(agent).__name__ != "RLlibAgent"

@@ -258,6 +258,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         if start is not None:
             load_scorer_weights(algo, module_id, start)
         warn_one_node(env_runner_nodes(algo), len([n for n in ray.nodes() if n["Alive"]]))
+        if args.eval_every:  # the curve starts where the weights start (fresh or --init-from's)
+            for row in evaluate(algo, out, run, args, 0, 0.0):
+                print(json.dumps({"evaluation": row}), flush=True)
         began = time.perf_counter()
         for it in range(1, args.iterations + 1):
             result = algo.train()
