@@ -245,7 +245,8 @@ def test_scorer_forward_equals_the_feature_row_reference(config):
     obs = [d.observation["observation"] for seed in range(2) for d in
            decisions(new_game(config, seed=seed), [RandomAgent(config, seed=s) for s in range(config.num_players)])]
     x = torch.as_tensor(np.array(obs[:600]))
-    fast, slow = scorer.forward_actor(x), scorer.reference_logits(x)
+    action, context_in = scorer.features(x)  # the long way: the full feature rows, then the same layers
+    fast, slow = scorer.forward_actor(x), scorer._logits(scorer.action_in(action), context_in)
     assert torch.allclose(fast, slow, atol=1e-5, rtol=1e-5)
     grads = []
     for out in (fast, slow):

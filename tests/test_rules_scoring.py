@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from conftest import make_state
 
-from skipbo_env.bots.greedy import as_player, greedy_move, random_move
+from skipbo_env.bots.greedy import greedy_move
+from skipbo_env.encoding import fields_from_view
 from skipbo_env.rules import (
     ConfigError,
     GameConfig,
@@ -20,6 +21,17 @@ from skipbo_env.rules import (
     play_match,
 )
 from skipbo_env.rules.scoring import MATCH_TARGET
+
+
+def random_move(obs, legal, rng):
+    """A uniformly random legal move (a policy for :func:`as_player`)."""
+    return legal[int(rng.integers(len(legal)))]
+
+
+def as_player(policy, seed=None):
+    """A ``policy(obs, legal, rng)`` as a ``Player`` for :func:`skipbo_env.rules.play_game`."""
+    rng = np.random.default_rng(seed)
+    return lambda view: policy(fields_from_view(view), view.legal_moves(), rng)
 
 
 def _won(num_players, stocks, winner=0, **config):

@@ -258,8 +258,8 @@ def test_two_people_each_see_only_their_own_hand(server, browser, shots):
 
 def test_a_known_position_reads_as_at_the_terminal(server, page, shots, tmp_path):
     """Turns and piles counted from 1, as the terminal prints the same position
-    (tests/test_numbering.py): the status, the pile numbers and a move's words and key."""
-    from test_numbering import LABELS, WILD_FROM_PILE_4, known_state
+    (tests/test_display_consistency.py): the status, the pile numbers and a move's words and key."""
+    from test_display_consistency import LABELS, WILD_FROM_PILE_4, known_state
 
     from skipbo_env.records import GameRecord
 

@@ -1,6 +1,6 @@
-"""Simple scripted policies over the decoded observation: random and greedy.
+"""The greedy scripted policy over the decoded observation.
 
-These are the decision rules behind the random and greedy baselines;
+These are the decision rules behind the greedy baseline;
 :mod:`skipbo_env.bots.base` wraps them behind ``act(observation) -> int``. They read
 only :class:`~skipbo_env.encoding.ObservationFields` (what the observation
 vector holds) and the legal moves, never the game state.
@@ -17,17 +17,12 @@ from typing import TypeVar
 
 import numpy as np
 
-from ..encoding import ObservationFields, fields_from_view
-from ..rules import WILD, Discard, EndTurn, Move, Play, SeatView, Source, cards_until_playable
+from ..encoding import ObservationFields
+from ..rules import WILD, Discard, EndTurn, Move, Play, Source, cards_until_playable
 
 _T = TypeVar("_T")
 
 Policy = Callable[[ObservationFields, Sequence[Move], np.random.Generator], Move]
-
-def random_move(obs: ObservationFields, legal: Sequence[Move], rng: np.random.Generator) -> Move:
-    """A uniformly random legal move."""
-    return legal[int(rng.integers(len(legal)))]
-
 
 def card_of_play(obs: ObservationFields, move: Play) -> int | None:
     """The card a play moves, as far as the observation shows it (own and partner tops)."""
@@ -141,13 +136,3 @@ def greedy_discard(obs: ObservationFields, discards: list[Discard], rng: np.rand
     options = [m for m in discards if m.card == card]
     best = min(rank(m) for m in options)
     return _pick([m for m in options if rank(m) == best], rng)
-
-
-def as_player(policy: Policy, seed: int | None = None) -> Callable[[SeatView], Move]:
-    """Turn a policy into a ``Player`` for :func:`skipbo_env.rules.play_game`."""
-    rng = np.random.default_rng(seed)
-
-    def player(view: SeatView) -> Move:
-        return policy(fields_from_view(view), view.legal_moves(), rng)
-
-    return player

@@ -301,11 +301,6 @@ class ActionScorer(nn.Module):
         hidden = self.act(action_in + self.context_in(self.context(context_in))[:, None, :])
         return self.scorer(hidden).squeeze(-1)
 
-    def reference_logits(self, obs: torch.Tensor) -> torch.Tensor:
-        """The logits computed the long way, from the full feature rows (tests compare it with the forward pass)."""
-        action, context_in = self.features(obs)
-        return self._logits(self.action_in(action), context_in)
-
     def forward_actor(self, obs: torch.Tensor) -> torch.Tensor:
         st = self._state(obs)
         return self._logits(self._action_in(obs, st), st["context_in"])

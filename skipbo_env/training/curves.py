@@ -92,11 +92,15 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None,
     runs = args.run or list(default_runs)
     if not runs:
         parser.error("name at least one run: --run NAME=PATH/metrics.csv")
-    try:
-        curves = [(name, curve(path, args.against)) for name, path in runs]
-    except ValueError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
+    curves = []
+    for name, path in runs:
+        try:
+            curves.append((name, curve(path, args.against)))
+        except ValueError as exc:
+            if args.run:  # a run the user named
+                print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+                return 2
+            print(f"({name}: {exc}; left out)", file=sys.stderr)
     print(markdown(curves, args.against))
     if args.out:
         plot(curves, args.against, args.out)

@@ -22,7 +22,7 @@ from ..encoding import encode_action
 from ..human import describe_move, move_key, seat_name, status_text
 from ..records import GameRecord, result_of
 from ..render import seat_tag
-from ..rules import WILD, Discard, EndTurn, GameState, Move, Play, SeatView, Source, game_points
+from ..rules import WILD, Discard, EndTurn, GameState, Move, Play, SeatView, Source
 
 SOURCE_NAMES = {
     Source.HAND: "hand",
@@ -142,10 +142,6 @@ def move_json(move: Move, view: SeatView, mover: int, config: Any) -> dict[str, 
 def legal_json(view: SeatView) -> list[dict[str, Any]]:
     """The seat's legal moves (the rules' list; empty unless it is to move)."""
     return [move_json(m, view, view.seat, view.config) for m in view.legal_moves()]
-
-
-def points_json(state: GameState) -> list[int]:
-    return list(game_points(state))
 
 
 def replay_json(record: GameRecord) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Bad input gets a named error, never a crash, a hang or a silent wrong result.
 
 Rules core, envs and records; the agent-file and training-run cases have
-their own files (tests/test_agent_files.py, tests/test_train_hardening.py).
+their own files (tests/test_agent_files.py, tests/test_train_errors.py).
 """
 
 from __future__ import annotations
