@@ -102,7 +102,10 @@ class SkipBoRLlibVectorEnv(VectorEnv):
         self.num_envs = int(config.pop("num_envs", 1))
         self.env = make_vector_env(self.num_envs, autoreset_mode="next_step", **config)
         self.metadata = dict(self.env.metadata)
-        mask = spaces.Box(0, 1, (self.env.single_action_space.n,), dtype=np.int8)
+        actions = self.env.single_action_space
+        if not isinstance(actions, spaces.Discrete):
+            raise TypeError(f"the vector env's actions are Discrete, got {actions}")
+        mask = spaces.Box(0.0, 1.0, (int(actions.n),), dtype=np.float32)
         self.single_observation_space = rllib_observation_space(
             spaces.Dict({"observation": self.env.single_observation_space, "action_mask": mask}))
         self.single_action_space = self.env.single_action_space

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium.spaces import Discrete
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module import RLModule
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
@@ -19,6 +20,7 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 
 from ..bots import make_bot
 from ..nets import ScorerNet
+from ..nets.scorer_net import DEFAULT_SIZES
 from ..rules import GameConfig
 
 SCORER_SIZES = ("context_arch", "scorer_arch", "value_arch")
@@ -38,11 +40,14 @@ class ScorerRLModule(TorchRLModule, ValueFunctionAPI):
     """
 
     def setup(self) -> None:
-        cfg = {k: v for k, v in dict(self.model_config or {}).items() if k in SCORER_SIZES}  # RLlib adds its own
+        given = self.model_config if isinstance(self.model_config, dict) else {}
+        sizes = {**DEFAULT_SIZES, **{k: tuple(v) for k, v in given.items() if k in SCORER_SIZES}}  # RLlib adds its own keys
         obs_space = getattr(self.observation_space, "spaces", {}).get("observations")
-        if obs_space is None:
-            raise ValueError(f"ScorerRLModule needs the masking observation dict, got {self.observation_space}")
-        self.net = ScorerNet(obs_space.shape[0], int(self.action_space.n), **{k: tuple(v) for k, v in cfg.items()})
+        if obs_space is None or not isinstance(self.action_space, Discrete):
+            raise ValueError(f"ScorerRLModule needs the masking observation dict and Discrete actions, got "
+                             f"{self.observation_space} and {self.action_space}")
+        self.net = ScorerNet(obs_space.shape[0], int(self.action_space.n), sizes["context_arch"], sizes["scorer_arch"],
+                             sizes["value_arch"])
 
     def _inputs(self, batch: dict[str, Any]) -> tuple[Any, Any]:
         obs = batch[Columns.OBS]

@@ -57,7 +57,8 @@ def plot(curves: Sequence[tuple[str, list]], against: str, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    colors = [*plt.get_cmap("tab10").colors, "black", "olive", "teal", "gold"]  # one per run, past tab10's ten
+    tab10 = plt.get_cmap("tab10")
+    colors = [*(tab10(k) for k in range(10)), "black", "olive", "teal", "gold"]  # one per run, past tab10's ten
     for i, (name, points) in enumerate(curves):
         steps = [p[0] / 1e6 for p in points]
         minutes = [p[1] / 60 for p in points]
