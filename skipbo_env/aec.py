@@ -57,7 +57,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .draw import TableWindow, draw_table
-from .encoding import action_mask, decode_action, encode_view, num_actions, observation_layout
+from .encoding import action_mask, decode_action, num_actions
 from .episode import (
     ILLEGAL_ACTION_REWARD,
     STOCK_CARD_REWARD,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
@@ -66,6 +66,7 @@ from .episode import (
     shaping_reward,
     terminal_rewards,
 )
+from .observations import DEFAULT_OBSERVATION, observation_spec
 from .render import render_table
 from .rules import ConfigError, GameConfig, GameState, SeatView, new_game
 from .state_vector import encode_state, state_layout
@@ -73,7 +74,9 @@ from .state_vector import encode_state, state_layout
 GAME_KEYS = tuple(f.name for f in dataclasses.fields(GameConfig))
 """Configuration keys that go to :class:`~skipbo_env.rules.GameConfig`."""
 
-ENV_DEFAULTS: dict[str, Any] = {"render_mode": None, "reward_shaping": False, "render_full": False}
+ENV_DEFAULTS: dict[str, Any] = {
+    "render_mode": None, "reward_shaping": False, "render_full": False, "observation": DEFAULT_OBSERVATION,
+}
 """Configuration keys of every env of the package, with their defaults."""
 AEC_DEFAULTS: dict[str, Any] = {**ENV_DEFAULTS, "illegal_action": "raise"}
 """Configuration keys of the AEC env, with their defaults."""
@@ -93,7 +96,7 @@ def parse_config(config: Mapping[str, Any], env_defaults: Mapping[str, Any]) -> 
     ``env_defaults`` lists the env's keys with their defaults. An unknown key
     raises :class:`~skipbo_env.rules.ConfigError` naming it and the allowed
     keys; a bad game value raises the config's own error. The env's common
-    keys (``render_mode``, ``reward_shaping``, ``render_full``) are checked here.
+    keys (``render_mode``, ``reward_shaping``, ``render_full``, ``observation``) are checked here.
     """
     allowed = (*GAME_KEYS, *env_defaults)
     for key in config:
@@ -108,6 +111,8 @@ def parse_config(config: Mapping[str, Any], env_defaults: Mapping[str, Any]) -> 
     for key in ("reward_shaping", "render_full"):
         if key in options:
             check_flag(key, options[key])
+    if "observation" in options:
+        observation_spec(options["observation"])  # an unknown name: ConfigError naming the known ones
     return game, options
 
 
@@ -213,10 +218,13 @@ class raw_env(AECEnv):
       hand face up, every other hand face down), ``True`` renders every
       hand (for debugging, replays and videos);
     * ``reward_shaping``: see the module docstring;
-    * ``illegal_action``: ``"raise"`` (default) or ``"lose"``, see the module docstring.
+    * ``illegal_action``: ``"raise"`` (default) or ``"lose"``, see the module docstring;
+    * ``observation``: the name of the observation vector (:mod:`skipbo_env.observations`,
+      default ``"v1"``); an unknown name raises :class:`~skipbo_env.rules.ConfigError`.
 
     Attributes:
         config: the game's :class:`GameConfig`.
+        observation: the observation's name.
         state_space: the ``Box`` of :meth:`state` vectors (docs/state-vector.md).
         game: the current :class:`GameState` (``None`` before the first
             reset). Read it, never change it: moves go through :meth:`step`.
@@ -236,11 +244,14 @@ class raw_env(AECEnv):
         self.render_mode: str | None = options["render_mode"]
         self.render_full: bool = options["render_full"]
         self.reward_shaping: bool = options["reward_shaping"]
+        spec = observation_spec(options["observation"])
+        self.observation: str = spec.name
+        self._encode = spec.encode
         self._window: TableWindow | None = None
         n = self.config.num_players
         self.possible_agents = [f"player_{seat}" for seat in range(n)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        layout = observation_layout(self.config)
+        layout = spec.layout(self.config)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -295,7 +306,7 @@ class raw_env(AECEnv):
         """``{"observation": float32 vector, "action_mask": int8 vector}`` of ``agent``'s seat.
 
         Equal to :func:`skipbo_env.encoding.observe` of the game: the vector of the seat's
-        view (:func:`~skipbo_env.encoding.encode_view`), and a mask that is all zeros unless the
+        view (observation :attr:`observation`), and a mask that is all zeros unless the
         agent is to move (made once per decision from the rules' legal moves); both arrays are new.
         """
         seat = self._seat.get(agent)
@@ -309,7 +320,7 @@ class raw_env(AECEnv):
             mask = self._mask.copy()
         else:
             mask = self._no_moves.copy()
-        return {"observation": encode_view(game.view(seat)), "action_mask": mask}
+        return {"observation": self._encode(game.view(seat)), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The whole table as a float32 vector, for centralised critics (docs/state-vector.md).

@@ -36,7 +36,7 @@ from gymnasium import spaces
 from .aec import AEC_DEFAULTS, RENDER_FPS, RENDER_MODES, check_seed, parse_config, raw_env
 from .bots import AgentBase
 from .draw import TableWindow, draw_table
-from .encoding import num_actions, observation_layout
+from .encoding import num_actions
 from .episode import (
     ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     ILLEGAL_ACTION_REWARD,
@@ -48,6 +48,7 @@ from .episode import (
     opponent_specs,
     redeal_error,
 )
+from .observations import observation_spec
 from .render import render_table
 from .rules import GameState, IllegalMoveError
 
@@ -63,7 +64,9 @@ class SkipBoSingleEnv(gymnasium.Env):
     """Skip-Bo for one learner; every other seat is played by an opponent.
 
     Keywords: every :class:`~skipbo_env.rules.GameConfig` field, the AEC
-    env's ``render_mode``, ``render_full`` and ``reward_shaping``, and
+    env's ``render_mode``, ``render_full``, ``reward_shaping`` and ``observation`` (the
+    observation's name, default ``"v1"``; an opponent's network file trained on another is
+    refused by name), and
 
     * ``opponents``: one spec per other seat, listed from the learner's left
       (the seat after the learner first; in the partner game entry
@@ -99,9 +102,10 @@ class SkipBoSingleEnv(gymnasium.Env):
         self._window: TableWindow | None = None
         self.illegal_action: str = check_illegal_action(options["illegal_action"])
         self.learner_seat_config: int | None = check_learner_seat(options["learner_seat"], game_config)
+        self.observation: str = options["observation"]
         self.set_opponents(options["opponents"])
-        self.aec = raw_env(**game_config.to_dict(), reward_shaping=self.reward_shaping)
-        layout = observation_layout(game_config)
+        self.aec = raw_env(**game_config.to_dict(), reward_shaping=self.reward_shaping, observation=self.observation)
+        layout = observation_spec(self.observation).layout(game_config)
         self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
         self.action_space = spaces.Discrete(num_actions(game_config))
         self.learner_seat: int | None = None
@@ -201,7 +205,8 @@ class SkipBoSingleEnv(gymnasium.Env):
         """
         specs = opponent_specs(specs, self.config)
         self.opponents: list[AgentBase] = [
-            s if isinstance(s, AgentBase) else load_opponent(s, self.config, i) for i, s in enumerate(specs)
+            s if isinstance(s, AgentBase) else load_opponent(s, self.config, i, observation=self.observation)
+            for i, s in enumerate(specs)
         ]
         self._opponent_names = [None if isinstance(s, AgentBase) else str(s) for s in specs]
 

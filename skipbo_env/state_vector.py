@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .encoding import BUILD_SLOTS, CARD_SLOTS, COUNT_SCALE, DISCARD_SIZE_SCALE, EMPTY_SLOT
+from .observations.v1 import BUILD_SLOTS, CARD_SLOTS, COUNT_SCALE, DISCARD_SIZE_SCALE, EMPTY_SLOT
 from .rules import DECK_SIZE, HAND_SIZE, WILD, GameConfig, GameState
 from .rules.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES
 

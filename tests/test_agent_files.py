@@ -323,6 +323,9 @@ CORRUPT = {
                   r"declared network needs at least \d+ weights; the file holds \d+"),
     "obs-size-of-another-game": ({"meta": _set(("observation_size",), 436)},
                                  r"observation size 436 and action count 125 are not those of its game \(435 and 125"),
+    "unknown-observation": ({"meta": _set(("observation",), "v2")},
+                            r"trained on observation 'v2', which this code does not compute \(it computes 'v1'\)"),
+    "observation-not-a-name": ({"meta": _set(("observation",), ["v1"])}, r"trained on observation \['v1'\]"),
     "bool-size": ({"meta": _set(("action_count",), True)}, r"action_count must be an integer"),
     "bad-game": ({"meta": _set(("game", "num_players"), 9)}, r"bad game configuration"),
     "unknown-key": ({"meta": _set(("code",), "print(1)")}, r"unknown keys \['code'\]"),
@@ -586,3 +589,51 @@ def test_the_declared_tensors_are_the_built_networks_parameters(policy, config):
             "policy": policy, "game": config.to_dict()}
     built = _build_policy(Path("x.safetensors"), desc)
     assert declared_tensors(desc) == {name: tuple(t.shape) for name, t in built.state_dict().items()}
+
+
+# ========================================================== named observations
+def _fake_v2(monkeypatch):
+    """Register observation ``v2``: v1's encoding under another name (same sizes), so that only the
+    name tells the two apart."""
+    from skipbo_env.observations import OBSERVATIONS, Observation, v1
+
+    monkeypatch.setitem(OBSERVATIONS, "v2", Observation("v2", v1.observation_layout, v1.encode_view,
+                                                        v1.decode_observation))
+
+
+def test_an_agent_file_records_its_observation_and_one_without_it_is_v1(tiny, tmp_path):
+    from safetensors import safe_open
+
+    with safe_open(str(tiny[1]), "pt") as f:
+        assert json.loads(f.metadata()[METADATA_KEY])["observation"] == "v1"
+    old = _rewrite(tiny[1], tmp_path / "old.safetensors", meta=lambda d: d.pop("observation"))
+    agent = load_agent(str(old), GameConfig())
+    assert agent.observation == "v1" and agent.description["observation"] == "v1"
+    state = new_game(GameConfig(), seed=0)
+    obs = observe(state, state.current)
+    assert agent.act(obs) == load_agent(str(tiny[1]), GameConfig()).act(obs)
+
+
+def test_an_agent_file_of_another_observation_is_refused_by_name_not_size(tiny, tmp_path, monkeypatch):
+    _fake_v2(monkeypatch)
+    v2_file = _rewrite(tiny[1], tmp_path / "v2.safetensors", meta=_set(("observation",), "v2"))
+    assert PPOAgent(v2_file, GameConfig()).observation == "v2"  # its sizes fit the game: only the name differs
+    with pytest.raises(CheckpointError, match=r"trained on observation 'v2', but the env's observation is 'v1'"):
+        load_agent(str(v2_file), GameConfig())
+    with pytest.raises(CheckpointError, match=r"trained on observation 'v2', but the env's observation is 'v1'"):
+        load_policy(v2_file, GameConfig(), observation="v1")
+    assert load_agent(str(v2_file), GameConfig(), observation="v2").observation == "v2"
+
+
+def test_an_env_refuses_an_opponent_trained_on_another_observation(tiny, monkeypatch):
+    from skipbo_env.rules import ConfigError
+    from skipbo_env.single import SkipBoSingleEnv
+
+    _fake_v2(monkeypatch)
+    with pytest.raises(ConfigError, match=r"opponents\[0\].*trained on observation 'v1', but the env's observation "
+                                          r"is 'v2'"):
+        SkipBoSingleEnv(opponents=str(tiny[1]), observation="v2")
+    with pytest.raises(ConfigError, match=r"trained on observation 'v1', but the env's observation is 'v2'"):
+        SkipBoSingleEnv(opponents="ppo-2p", observation="v2")
+    env = SkipBoSingleEnv(opponents="turn-2p", observation="v2")  # a turn agent reads views, not vectors
+    assert env.observation == "v2" and env.aec.observation == "v2"

@@ -311,7 +311,7 @@ def test_the_engine_refuses_kernel_constants_that_disagree_with_the_layout(monke
 
     engine._check_kernel_constants()
     monkeypatch.setattr(K, "OBS_TOPS", K.OBS_TOPS + 1)
-    with pytest.raises(ImportError, match="OBS_TOPS: kernels 17, rules/encoding 16"):
+    with pytest.raises(ImportError, match="observation 'v1': OBS_TOPS: kernels 17, rules/observation 16"):
         engine._check_kernel_constants()
 
 

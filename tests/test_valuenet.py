@@ -64,6 +64,8 @@ def test_value_file_round_trip_and_win_chance(value_file):
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"desc": lambda d: {**d, "observation_version": 2}}, "observation_version 2"),
+    ({"desc": lambda d: {**d, "observation": "v2"}}, "trained on observation 'v2', but this code's value files read "
+                                                      "observation 'v1'"),
     ({"desc": lambda d: {**d, "format": "skipbo-turn-agent"}}, "format 'skipbo-turn-agent'"),
     ({"desc": lambda d: {**d, "game": {**d["game"], "num_players": 4}}}, "made for"),
     ({"desc": lambda d: {**d, "hidden": [17]}}, "tensor layers.0.weight"),
@@ -75,6 +77,13 @@ def test_bad_value_files_are_refused_by_name(value_file, tmp_path, change, messa
     with pytest.raises(CheckpointError, match=message) as info:
         load_value_net(bad, SIX)
     assert "bad.safetensors" in str(info.value)
+
+
+def test_a_value_file_records_its_observation_and_one_without_it_is_v1(value_file, tmp_path):
+    assert load_value_net(value_file, SIX).description["observation"] == "v1"
+    old = rewrite_net_file(value_file, tmp_path / "old.safetensors", METADATA_KEY,
+                           desc=lambda d: {k: v for k, v in d.items() if k != "observation"})
+    assert load_value_net(old, SIX).description["observation"] == "v1"
 
 
 def test_value_files_are_not_agents_and_other_files_are_not_value_files(value_file, tmp_path):

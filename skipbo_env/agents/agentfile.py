@@ -1,8 +1,9 @@
 """Agent files: a trained policy in a safetensors file that is safe to load, whoever made it.
 
 The network's tensors, plus one JSON description under the header key ``skipbo_agent`` (format,
-policy kind and sizes, game, provenance), checked field by field before anything is allocated;
-nothing is unpickled. docs/agents.md ("Agent files") documents the format and the checks.
+policy kind and sizes, the observation it was trained on, game, provenance), checked field by
+field before anything is allocated; nothing is unpickled. docs/agents.md ("Agent files")
+documents the format and the checks.
 torch, safetensors and sb3 (the ``train`` extra) load only when a file is read or written.
 """
 
@@ -17,9 +18,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..encoding import num_actions, observation_layout, observe
+from ..encoding import num_actions, observe
 from ..extras import missing_extra
 from ..files import FileReadError, read_prefix
+from ..observations import DEFAULT_OBSERVATION, OBSERVATIONS
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError, new_game
 from .modelfile import CheckpointError, TensorHeader, check_spaces, read_header, short_repr
@@ -47,6 +49,8 @@ _POLICY_KEYS = {
     "scorer": ("kind", "activation", "context_arch", "scorer_arch", "value_arch", "features_version"),
 }
 _TOP_KEYS = ("format", "format_version", "policy", "observation_size", "action_count", "game", "provenance")
+_OPTIONAL_KEYS = ("observation",)
+"""``observation``: the name of the observation the network was trained on; a file without it is ``v1``'s."""
 _PROVENANCE_KEYS = ("source", "source_sha256", "timesteps")
 _MAX_LAYERS, _MAX_WIDTH = 32, 1 << 20
 _DTYPES = {"float32": "F32", "float64": "F64", "float16": "F16", "bfloat16": "BF16", "int64": "I64"}
@@ -131,10 +135,11 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         got = data.get("format") if isinstance(data, dict) else data
         raise CheckpointError(path, f"agent description: format must be {FORMAT!r}, got {short_repr(got)}")
-    _keys(path, "the description", data, _TOP_KEYS)
+    _keys(path, "the description", data, _TOP_KEYS, _OPTIONAL_KEYS)
     if data["format_version"] != FORMAT_VERSION or type(data["format_version"]) is not int:
         raise CheckpointError(path, f"agent file format version {short_repr(data['format_version'])} is not "
                                     f"supported (this code reads version {FORMAT_VERSION})")
+    data["observation"] = _observation_name(path, data.get("observation", DEFAULT_OBSERVATION))
     policy = data["policy"]
     kind = policy.get("kind") if isinstance(policy, dict) else None
     if kind not in POLICY_KINDS:
@@ -158,12 +163,12 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
         game = GameConfig.from_dict(data["game"])
     except (SkipBoError, TypeError, ValueError) as exc:
         raise CheckpointError(path, f"agent description: bad game configuration ({exc})") from None
-    want_obs, want_actions = observation_layout(game).size, num_actions(game)
+    want_obs, want_actions = OBSERVATIONS[data["observation"]].layout(game).size, num_actions(game)
     if (obs, actions) != (want_obs, want_actions):
         raise CheckpointError(
             path, f"agent description: observation size {obs} and action count {actions} are not those of its "
                   f"game ({want_obs} and {want_actions} for {game.num_players} players, "
-                  f"partner_game={game.partner_game})")
+                  f"partner_game={game.partner_game}, observation {data['observation']!r})")
     prov = _keys(path, "provenance", data["provenance"], _PROVENANCE_KEYS, ("created",))
     if not isinstance(prov["source"], str) or not 0 < len(prov["source"]) <= 255:
         raise CheckpointError(path, f"agent description: provenance.source must be a file name, "
@@ -178,6 +183,22 @@ def parse_description(path: str | os.PathLike, text: Any) -> dict[str, Any]:
         raise CheckpointError(path, f"agent description: provenance.created must be a date text, "
                                     f"got {short_repr(prov['created'])}")
     return data
+
+
+def _observation_name(path: Path, name: Any) -> str:
+    """The description's observation name, if this code computes that observation (refused by name)."""
+    if not isinstance(name, str) or name not in OBSERVATIONS:
+        raise CheckpointError(path, f"trained on observation {short_repr(name)}, which this code does not compute "
+                                    f"(it computes {', '.join(repr(k) for k in OBSERVATIONS)})")
+    return name
+
+
+def check_observation(path: str | os.PathLike, desc: dict[str, Any], observation: str,
+                      reader: str = "the env's observation") -> None:
+    """Refuse, by name, a network trained on another observation than ``observation`` (``reader``'s)."""
+    trained = desc.get("observation", DEFAULT_OBSERVATION)
+    if trained != observation:
+        raise CheckpointError(path, f"trained on observation {trained!r}, but {reader} is {observation!r}")
 
 
 def declared_tensors(desc: dict[str, Any]) -> dict[str, tuple[int, ...]]:
@@ -263,13 +284,15 @@ def _build_policy(path: Path, desc: dict[str, Any]) -> Any:
         kwargs["net_arch"] = {"pi": list(policy["net_arch"]["pi"]), "vf": list(policy["net_arch"]["vf"])}
     else:
         from ..nets import FEATURES_VERSION as have  # the train extra (torch), loaded by policy_class
+        from ..nets import SCORER_OBSERVATION
 
+        check_observation(path, desc, SCORER_OBSERVATION, "the observation the scorer's features read")
         if policy["features_version"] != have:
             raise CheckpointError(path, f"this agent's scorer policy was trained on features version "
                                         f"{policy['features_version']}; this code computes version {have}")
         kwargs.update(context_arch=tuple(policy["context_arch"]), scorer_arch=tuple(policy["scorer_arch"]),
                       value_arch=tuple(policy["value_arch"]), features_version=policy["features_version"])
-    layout = observation_layout(GameConfig.from_dict(desc["game"]))
+    layout = OBSERVATIONS[desc.get("observation", DEFAULT_OBSERVATION)].layout(GameConfig.from_dict(desc["game"]))
     obs_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
     action_space = spaces.Discrete(desc["action_count"])
     try:
@@ -283,19 +306,21 @@ def _names(names: list[str]) -> str:
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
-def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[Any, dict[str, Any]]:
+def load_policy(path: str | os.PathLike, config: GameConfig | None = None,
+                observation: str | None = None) -> tuple[Any, dict[str, Any]]:
     """The policy network of the agent file ``path`` on the CPU, in eval mode, and its description.
     It plays only (its ``optimizer`` is a :class:`NoOptimizer`): to train the weights further, give
     the file as a training config's ``init_from``.
 
-    With ``config``, the policy's sizes must be that game's. Nothing is unpickled, and nothing is
-    allocated or read before the header was checked (see the module docstring).
+    With ``config``, the policy's sizes must be that game's; with ``observation`` (an observation
+    name), the file must have been trained on it (checked by name, before any size). Nothing is
+    unpickled, and nothing is allocated or read before the header was checked (see the module docstring).
 
     Raises:
         CheckpointError: the file is missing, not a regular file, too large, not a safetensors
-            file, holds no or a bad description, does not fit ``config``, its tensors are not
-            exactly the network's parameters (the message names them), or its weights or outputs
-            are not finite.
+            file, holds no or a bad description, does not fit ``config`` or ``observation``, its
+            tensors are not exactly the network's parameters (the message names them), or its
+            weights or outputs are not finite.
     """
     path = Path(path)
     if path.is_dir():
@@ -311,6 +336,8 @@ def load_policy(path: str | os.PathLike, config: GameConfig | None = None) -> tu
         raise CheckpointError(path, f"a safetensors file without the {METADATA_KEY!r} description in its header "
                                     "(agent files are written by skipbo train --export)")
     desc = parse_description(path, metadata[METADATA_KEY])
+    if observation is not None:
+        check_observation(path, desc, observation)
     if config is not None:
         check_spaces(path, spaces.Box(0.0, 1.0, (desc["observation_size"],), np.float32),
                      spaces.Discrete(desc["action_count"]), config)
@@ -375,7 +402,8 @@ def _check_outputs(path: Path, policy: Any, desc: dict[str, Any]) -> None:
 
     game = GameConfig.from_dict(desc["game"])
     state = new_game(game, seed=0)
-    obs = torch.as_tensor(np.stack([observe(state, seat)["observation"] for seat in range(game.num_players)]))
+    obs = torch.as_tensor(np.stack([observe(state, seat, observation=desc["observation"])["observation"]
+                                    for seat in range(game.num_players)]))
     with torch.no_grad():
         latent_pi = policy.mlp_extractor.forward_actor(policy.extract_features(obs, policy.pi_features_extractor))
         latent_vf = policy.mlp_extractor.forward_critic(policy.extract_features(obs, policy.vf_features_extractor))
@@ -429,13 +457,15 @@ def _activation_name(path: Path, activation: Any) -> str:
 
 
 def write_agent_file(
-    path: str | os.PathLike, policy: Any, game: GameConfig, provenance: dict[str, Any]
+    path: str | os.PathLike, policy: Any, game: GameConfig, provenance: dict[str, Any], *,
+    observation: str = DEFAULT_OBSERVATION,
 ) -> Path:
     """Write ``policy`` (a MaskablePPO policy network) as the agent file ``path``, atomically.
 
     ``provenance`` is the description's ``provenance`` object (``source``,
-    ``source_sha256``, ``timesteps``, optional ``created``). The description is
-    checked by the loader's own rules before anything is written.
+    ``source_sha256``, ``timesteps``, optional ``created``); ``observation`` is the name of the
+    observation the policy was trained on. The description is checked by the loader's own rules
+    before anything is written.
 
     Raises:
         CheckpointError: ``path`` does not end in ``.safetensors``, the policy
@@ -446,15 +476,15 @@ def write_agent_file(
     n = getattr(policy.action_space, "n", None)
     if obs_shape is None or len(obs_shape) != 1 or n is None:
         raise CheckpointError(path, f"cannot write a policy over {policy.observation_space} and {policy.action_space}")
-    return _write(path, describe_policy(path, policy), (int(obs_shape[0]), int(n)), game, provenance,
-                  policy.state_dict())
+    return _write(path, describe_policy(path, policy), (observation, int(obs_shape[0]), int(n)), game,
+                  provenance, policy.state_dict())
 
 
-def _write(path: Path, policy: dict[str, Any], sizes: tuple[int, int], game: GameConfig,
+def _write(path: Path, policy: dict[str, Any], inputs: tuple[str, int, int], game: GameConfig,
            provenance: dict[str, Any], state: dict[str, Any]) -> Path:
-    """Write the agent file of a network (its ``policy`` section, observation size and action count,
-    and its tensors ``state`` under the file's names), atomically, after checking the description
-    and the tensors by the loader's own rules."""
+    """Write the agent file of a network (its ``policy`` section; ``inputs``: its observation's name and
+    size and its action count; its tensors ``state`` under the file's names), atomically, after
+    checking the description and the tensors by the loader's own rules."""
     if path.suffix != SUFFIX:
         raise CheckpointError(path, f"an agent file's name must end in {SUFFIX}")
     import torch  # the train extra (torch, safetensors)
@@ -464,8 +494,9 @@ def _write(path: Path, policy: dict[str, Any], sizes: tuple[int, int], game: Gam
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "policy": policy,
-        "observation_size": sizes[0],
-        "action_count": sizes[1],
+        "observation": inputs[0],
+        "observation_size": inputs[1],
+        "action_count": inputs[2],
         "game": game.to_dict(),
         "provenance": dict(provenance),
     }
@@ -547,4 +578,6 @@ def write_scorer_net(path: str | os.PathLike, net: Any, game: GameConfig, *, sou
                                   "timesteps": timesteps}
     if created is not None:
         provenance["created"] = created
-    return _write(path, policy, (int(net.obs_dim), int(net.n_actions)), game, provenance, state)
+    from ..nets import SCORER_OBSERVATION  # the train extra (torch), loaded with the network
+
+    return _write(path, policy, (SCORER_OBSERVATION, int(net.obs_dim), int(net.n_actions)), game, provenance, state)

@@ -6,8 +6,9 @@ layout: ``weight`` is ``(out, in)``), all float32, and in the header's metadata 
 key one JSON object: ``format``, ``format_version``, the kind's inputs version (files whose inputs
 are computed differently are refused rather than read differently), ``hidden`` (the hidden layer
 sizes; ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) and ``provenance``
-(free-form JSON: the recipe and its data). Every field and tensor is checked; every problem is a
-:class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
+(free-form JSON: the recipe and its data); a kind whose inputs are observations also records the
+observation's name (``observation``; a file without it is ``v1``'s). Every field and tensor is
+checked; every problem is a :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 
 Loading reads the header first (a regular file of at most :data:`MAX_FILE` bytes): the
 description, then every tensor's name, dtype and shape, before any tensor is read. The weights
@@ -32,6 +33,7 @@ import numpy as np
 
 from ..extras import missing_extra
 from ..files import FileReadError, read_prefix
+from ..observations import DEFAULT_OBSERVATION
 from ..records import write_bytes_atomic
 from ..rules import GameConfig, SkipBoError
 from .modelfile import CheckpointError, TensorHeader, read_header, short_repr
@@ -65,10 +67,16 @@ class NetKind:
     """The input size for a game."""
     inputs_name: str
     """How messages name the inputs (``"turn features"``)."""
+    observation: str | None = None
+    """The observation the inputs are (a name of :mod:`skipbo_env.observations`), or ``None``."""
 
     @property
     def keys(self) -> tuple[str, ...]:
         return ("format", "format_version", self.inputs_field, "hidden", "game", "provenance")
+
+    @property
+    def optional_keys(self) -> tuple[str, ...]:
+        return ("observation",) if self.observation is not None else ()
 
 
 class MLP:
@@ -155,7 +163,7 @@ def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
     if not isinstance(desc, dict):
         raise CheckpointError(path, f"the {key!r} description must be a JSON object")
     missing = [k for k in kind.keys if k not in desc]
-    unknown = sorted(k for k in desc if k not in kind.keys)
+    unknown = sorted(k for k in desc if k not in kind.keys + kind.optional_keys)
     if missing or unknown:
         raise CheckpointError(path, f"the description misses {missing} / has unknown keys {unknown}")
     if desc["format"] != kind.format or not _is_int(desc["format_version"], kind.format_version):
@@ -166,6 +174,8 @@ def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
         raise CheckpointError(path, f"{kind.inputs_field} {short_repr(desc[kind.inputs_field])}: this code computes the "
                                     f"{kind.inputs_name} of version {kind.inputs_version}, and would read the file "
                                     "differently")
+    if kind.observation is not None:
+        desc["observation"] = _observation(path, desc.get("observation", DEFAULT_OBSERVATION), kind)
     hidden = desc["hidden"]
     if (not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_LAYERS
             or any(type(h) is not int or not 1 <= h <= MAX_HIDDEN for h in hidden)):
@@ -176,6 +186,14 @@ def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
     except (SkipBoError, TypeError, ValueError) as exc:
         raise CheckpointError(path, f"bad game in the description: {exc}") from None
     return desc
+
+
+def _observation(path: Path, name: Any, kind: NetKind) -> str:
+    """``name`` if it is the observation ``kind``'s networks read; refused by name else."""
+    if name != kind.observation:
+        raise CheckpointError(path, f"trained on observation {short_repr(name)}, but this code's {kind.what}s read "
+                                    f"observation {kind.observation!r}")
+    return name
 
 
 def _expected_shapes(inputs: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
@@ -247,6 +265,8 @@ def write_net(path: str | os.PathLike, kind: NetKind, net: MLP, game: GameConfig
     st = _safetensors(f"writing a {kind.what}")
     desc = {"format": kind.format, "format_version": kind.format_version, kind.inputs_field: kind.inputs_version,
             "hidden": net.hidden, "game": game.to_dict(), "provenance": provenance}
+    if kind.observation is not None:
+        desc["observation"] = kind.observation
     text = json.dumps(desc, sort_keys=True, separators=(",", ":"))
     parse_description(path, text, kind)
     tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in net.tensors().items()}

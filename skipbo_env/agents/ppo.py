@@ -23,8 +23,9 @@ import numpy as np
 from ..bots.protocol import AgentBase
 from ..extras import missing_extra
 from ..files import FileReadError, check_readable
+from ..observations import DEFAULT_OBSERVATION
 from ..rules import GameConfig
-from .agentfile import NoOptimizer, checkpoint_format, load_policy, pickle_refusal
+from .agentfile import NoOptimizer, check_observation, checkpoint_format, load_policy, pickle_refusal
 from .modelfile import CheckpointError, check_spaces
 
 MAX_CHECKPOINT = 4 << 30
@@ -115,7 +116,9 @@ class PPOAgent(AgentBase):
     a pickle and is loaded only with ``allow_pickle=True`` (otherwise
     :class:`CheckpointError` says why). ``policy`` is the network; ``model`` the
     whole MaskablePPO of a checkpoint (``None`` for an agent file); ``description``
-    the agent file's JSON (``None`` for a checkpoint).
+    the agent file's JSON (``None`` for a checkpoint). ``observation`` is the name of the observation
+    the policy reads (the file's; a checkpoint is ``v1``'s); given ``observation=``, a policy trained on
+    another is refused by name.
 
     ``act`` returns the legal action with the largest policy logit, the
     action ``model.predict(obs, action_masks=mask, deterministic=True)``
@@ -130,11 +133,12 @@ class PPOAgent(AgentBase):
     batched = True
 
     def __init__(self, path: str | os.PathLike, config: GameConfig, seed: int | None = None, *,
-                 allow_pickle: bool = False) -> None:
+                 allow_pickle: bool = False, observation: str | None = None) -> None:
         self.path = Path(path)
         self.config = config
         self.model: Any = None
         self.description: dict[str, Any] | None = None
+        self.observation: str = DEFAULT_OBSERVATION
         if not self.path.exists():
             raise CheckpointError(self.path, "no such checkpoint file")
         fmt = checkpoint_format(self.path)
@@ -143,10 +147,13 @@ class PPOAgent(AgentBase):
         if fmt == "sb3":
             if not allow_pickle:
                 raise CheckpointError(self.path, pickle_refusal("a MaskablePPO checkpoint (.zip)"))
+            if observation is not None:  # a checkpoint records no observation: it is v1's
+                check_observation(self.path, {"observation": DEFAULT_OBSERVATION}, observation)
             self.model = load_maskable_ppo(self.path, config, play_only=True)
             self.policy = self.model.policy
         else:
-            self.policy, self.description = load_policy(self.path, config)
+            self.policy, self.description = load_policy(self.path, config, observation)
+            self.observation = self.description["observation"]
 
     def act(self, observation: Mapping[str, Any]) -> int:
         return int(self.act_batch([observation])[0])

@@ -9,7 +9,9 @@ from typing import TypeGuard
 import numpy as np
 
 from ..bots import BOTS, AgentBase, ScriptedAgent, make_bot
+from ..observations import DEFAULT_OBSERVATION
 from ..rules import GameConfig
+from .agentfile import check_observation
 from .modelfile import CheckpointError, short_repr
 from .ppo import PPOAgent
 from .rllib_agent import RLlibAgent, is_rllib_checkpoint
@@ -64,7 +66,8 @@ def is_checkpoint_spec(spec: str | os.PathLike) -> bool:
 
 
 def load_agent(
-    spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False
+    spec: str | os.PathLike, config: GameConfig, seed: int | None = None, *, allow_pickle: bool = False,
+    observation: str = DEFAULT_OBSERVATION,
 ) -> AgentBase:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
     ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus``, ``turn-2p-plus`` for 2 players, ``ppo-3p``, ``ppo-4p``, ``ppo-6p`` for 3, 4 and 6;
@@ -77,23 +80,28 @@ def load_agent(
     extra). Both are pickles: loading one can run any code its author put in it, so
     they are refused unless the caller opts in (for files it made or trusts).
 
+    ``observation`` names the observation the caller hands the agent (an env's): a network
+    file trained on another is refused by name.
+
     Raises:
         ValueError: an unknown name (the message lists the known ones), or a
             model file that is missing, unreadable, pickled without the opt-in, or made
-            for other observation/action sizes (:class:`~skipbo_env.agents.modelfile.CheckpointError`,
-            naming the file and the problem).
+            for another observation or other observation/action sizes
+            (:class:`~skipbo_env.agents.modelfile.CheckpointError`, naming the file and the problem).
     """
     if not isinstance(spec, str | os.PathLike):
         raise ValueError(f"an agent spec must be a name or a path, got {short_repr(spec)}")
     if isinstance(spec, str) and spec in AGENTS:
         return make_agent(spec, config, seed)
     if isinstance(spec, str) and spec in SHIPPED:
+        if not is_turn_agent_file(shipped_agent_path(spec)):  # a turn agent reads views, whatever the observation
+            check_observation(shipped_agent_path(spec), {"observation": DEFAULT_OBSERVATION}, observation)  # v1's
         try:
             if spec in SHIPPED_POLICIES:  # two shipped networks together
                 network, weight = SHIPPED_POLICIES[spec]
                 return TurnNetAgent(shipped_agent_path(spec), config, seed, policy=weight,
                                     policy_net=PPOAgent(shipped_agent_path(network), config))
-            return _file_agent(shipped_agent_path(spec), config, seed, allow_pickle=False)
+            return _file_agent(shipped_agent_path(spec), config, seed, False, observation)
         except CheckpointError as exc:  # a shipped agent asked to play another table
             raise CheckpointError(exc.path, f"the shipped agent {spec!r} does not play this game (it plays "
                                             f"{SHIPPED_PLAYERS[spec]}-player games): {exc.problem}") from None
@@ -108,16 +116,18 @@ def load_agent(
         raise ValueError(f"unknown agent {short_repr(os.fspath(spec))}: not a name, and not a path this system "
                          f"can look up ({getattr(exc, 'strerror', None) or exc})") from None
     if rllib:
+        check_observation(spec, {"observation": DEFAULT_OBSERVATION}, observation)  # a checkpoint records none: v1
         return RLlibAgent(spec, config, seed, allow_pickle=allow_pickle)  # refused before ray loads
     if file:
-        return _file_agent(spec, config, seed, allow_pickle=allow_pickle)
+        return _file_agent(spec, config, seed, allow_pickle, observation)
     raise ValueError(
         f"unknown agent {short_repr(spec)}; known agents: {', '.join(known_agents())}, "
         "or the path of an agent file (.safetensors)"
     )
 
 
-def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, allow_pickle: bool) -> AgentBase:
+def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, allow_pickle: bool,
+                observation: str) -> AgentBase:
     """The agent of a model file: a turn-agent file (:mod:`skipbo_env.agents.turnnet`, told by its
     header) plays as :class:`~skipbo_env.agents.turnnet.TurnNetAgent`; anything else as a
     :class:`PPOAgent` (which checks it; torch and sb3 load only then)."""
@@ -126,7 +136,7 @@ def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, a
     if is_value_file(path):
         raise CheckpointError(path, "a value file (a value network the search agent reads: SearchSettings(value_net=...)), "
                                     "not an agent file")
-    return PPOAgent(path, config, seed, allow_pickle=allow_pickle)
+    return PPOAgent(path, config, seed, allow_pickle=allow_pickle, observation=observation)
 
 
 def agent_label(spec: str | os.PathLike) -> str:

@@ -13,9 +13,9 @@ not), so the search may read it after only some of the other seats' turns (``dep
 
 **Value files.** A network file of :mod:`skipbo_env.agents.netfile` (safetensors, no pickle:
 loading runs no code) of the kind :data:`VALUE_KIND`: header key :data:`METADATA_KEY`, format
-:data:`FORMAT`, ``observation_version`` (:data:`OBSERVATION_VERSION`: bumped whenever the
-observation encoding changes, so that older files are refused rather than read differently), and
-inputs the size of the game's observation. Every problem is a
+:data:`FORMAT`, ``observation_version`` (:data:`OBSERVATION_VERSION`), ``observation`` (the name of
+the observation it reads, :data:`OBSERVATION`; files without it are ``v1``'s, and a file of
+another observation is refused by name), and inputs the size of the game's observation. Every problem is a
 :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding import observation_layout
+from ..observations import observation_spec
 from ..rules import GameConfig
 from .netfile import MLP, NetKind, is_net_file, load_net, write_net
 
@@ -35,11 +35,14 @@ FORMAT = "skipbo-value-net"
 FORMAT_VERSION = 1
 METADATA_KEY = "skipbo_value_net"
 OBSERVATION_VERSION = 1
-"""Version of the observation encoding the value files read (docs/observations.md)."""
+"""Version of the value files' observation field (a new encoding is a new observation name)."""
+OBSERVATION = "v1"
+"""The observation value networks read (:mod:`skipbo_env.observations`, docs/observations.md)."""
 
 VALUE_KIND = NetKind(what="value file", format=FORMAT, format_version=FORMAT_VERSION, metadata_key=METADATA_KEY,
                      inputs_field="observation_version", inputs_version=OBSERVATION_VERSION,
-                     inputs=lambda game: observation_layout(game).size, inputs_name="observations")
+                     inputs=lambda game: observation_spec(OBSERVATION).layout(game).size, inputs_name="observations",
+                     observation=OBSERVATION)
 """The value files' kind (:mod:`skipbo_env.agents.netfile`)."""
 
 

@@ -12,7 +12,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..encoding import action_mask, encode_view
+from ..encoding import action_mask
+from ..observations import DEFAULT_OBSERVATION, observation_spec
 from ..rules import SeatView
 
 
@@ -39,9 +40,11 @@ class NeedsViewError(ValueError):
         )
 
 
-def view_observation(view: SeatView) -> dict[str, Any]:
-    """The observation dict of the seat of ``view`` (vector and mask), built from the view alone."""
-    return {"observation": encode_view(view), "action_mask": action_mask(view.legal_moves(), view.config)}
+def view_observation(view: SeatView, observation: str = DEFAULT_OBSERVATION) -> dict[str, Any]:
+    """The observation dict of the seat of ``view`` (the vector of observation ``observation``, and the
+    mask), built from the view alone."""
+    vector = observation_spec(observation).encode(view)
+    return {"observation": vector, "action_mask": action_mask(view.legal_moves(), view.config)}
 
 
 class AgentBase:
@@ -55,6 +58,8 @@ class AgentBase:
     """The game loops batch this agent's games into one :meth:`act_batch` call."""
     reads_view: ClassVar[bool] = False
     """The game loops ask :meth:`act_view` with the seat's view instead of :meth:`act`."""
+    observation: str = DEFAULT_OBSERVATION
+    """The name of the observation whose vectors :meth:`act` reads (:mod:`skipbo_env.observations`)."""
     keeps_plan: ClassVar[bool] = False
     """The agent keeps a plan across the moves of a turn, and :meth:`seed` forgets it: a loop that
     seats one agent object in many games at once (the batched engine's learner env) plays each game
@@ -65,7 +70,7 @@ class AgentBase:
 
     def act_view(self, view: SeatView) -> int:
         """The action for the seat of ``view`` (which must be to move). Default: :meth:`act` of its observation."""
-        return self.act(view_observation(view))
+        return self.act(view_observation(view, self.observation))
 
     def act_batch(self, observations: Sequence[Mapping[str, Any]]) -> Sequence[int] | np.ndarray:
         """One action per observation (a sequence or an integer array). Default: :meth:`act` on each, in order."""

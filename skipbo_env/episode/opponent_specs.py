@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..bots import BOTS, AgentBase, as_agent, make_bot
+from ..observations import DEFAULT_OBSERVATION
 from ..rules import ConfigError, GameConfig
 from ..rules.errors import shown
 
@@ -59,8 +60,10 @@ def opponent_specs(specs: Any, config: GameConfig) -> list[OpponentSpec]:
     return checked
 
 
-def load_opponent(spec: str | os.PathLike, config: GameConfig, index: int, seed: int | None = None) -> AgentBase:
-    """The agent that the name or file ``spec`` (entry ``index`` of the opponents) stands for, seeded with ``seed``.
+def load_opponent(spec: str | os.PathLike, config: GameConfig, index: int, seed: int | None = None, *,
+                  observation: str = DEFAULT_OBSERVATION) -> AgentBase:
+    """The agent that the name or file ``spec`` (entry ``index`` of the opponents) stands for, seeded with ``seed``,
+    to be handed the env's observation ``observation``.
 
     A scripted name is built by :func:`skipbo_env.bots.make_bot`; any other name or file by the
     agent registry (:data:`AGENT_LOADER`), which needs the extras that agent needs (a trained
@@ -68,7 +71,7 @@ def load_opponent(spec: str | os.PathLike, config: GameConfig, index: int, seed:
 
     Raises:
         ConfigError: an unknown name, a file that holds no agent, or an agent made for another
-            table (a 2-player agent at a 4-player table), naming the entry.
+            table (a 2-player agent at a 4-player table) or trained on another observation, naming the entry.
         skipbo_env.extras.MissingExtraError: the agent needs an extra that is not installed.
     """
     if isinstance(spec, str) and spec in BOTS:
@@ -76,6 +79,6 @@ def load_opponent(spec: str | os.PathLike, config: GameConfig, index: int, seed:
     module, name = AGENT_LOADER.split(":")
     load_agent: Callable[..., AgentBase] = getattr(importlib.import_module(module), name)
     try:
-        return load_agent(spec, config, seed)
+        return load_agent(spec, config, seed, observation=observation)
     except ValueError as exc:  # an unknown name, not an agent file, or an agent for another table
         raise ConfigError(f"opponents[{index}]", str(exc)) from None

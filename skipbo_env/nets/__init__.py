@@ -11,7 +11,13 @@ from ..extras import require
 
 require("train", "the action-scoring network (skipbo_env.nets)", "torch")
 
-from .scorer_features import ACTION_PIECES, FEATURES_VERSION, game_of_spaces, scorer_tensor_shapes  # noqa: E402
+from .scorer_features import (  # noqa: E402
+    ACTION_PIECES,
+    FEATURES_VERSION,
+    SCORER_OBSERVATION,
+    game_of_spaces,
+    scorer_tensor_shapes,
+)
 from .scorer_net import DEFAULT_SIZES, MASKED_LOGIT, ActionScorer, ScorerNet  # noqa: E402
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "DEFAULT_SIZES",
     "FEATURES_VERSION",
     "MASKED_LOGIT",
+    "SCORER_OBSERVATION",
     "ActionScorer",
     "ScorerNet",
     "game_of_spaces",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..encoding import BUILD_SLOTS, CARD_SLOTS, HEAD_WIDTH, SEAT_WIDTH
+from ..observations.v1 import BUILD_SLOTS, CARD_SLOTS, HEAD_WIDTH, NAME, SEAT_WIDTH
 from ..rules import (
     ALL_MOVES,
     NUM_SOLO_MOVES,
@@ -23,6 +23,8 @@ from ..rules import (
     missing_numbers,
 )
 
+SCORER_OBSERVATION = NAME
+"""The observation whose pieces the features read (``v1``); a scorer file trained on another is refused."""
 FEATURES_VERSION = 1
 """Version of the feature computation below. A checkpoint stores the version it was trained with, and
 loading one with another version fails: the same weights on other features would play differently.

@@ -25,7 +25,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..encoding import BUILD_SLOTS, CARD_SLOTS, num_actions, observation_layout
+from ..encoding import num_actions
+from ..observations.v1 import BUILD_SLOTS, CARD_SLOTS, observation_layout
 from ..rules import GameConfig
 from .scorer_features import (
     FEATURES_VERSION,

@@ -1,8 +1,8 @@
 """The observer of ``python_skipbo`` (OpenSpiel's observer API: ``make_py_observer``).
 
-**Tensor.** The project's observation vector of the seat's view
-(:func:`skipbo_env.encoding.encode_view`, layout :func:`skipbo_env.encoding.observation_layout`,
-``docs/observations.md``): the observer's ``dict`` names every piece (``hand_counts``,
+**Tensor.** The project's observation vector of the seat's view (a named observation of
+:mod:`skipbo_env.observations`, ``v1`` unless the observer's parameters say
+``{"observation": name}``; ``docs/observations.md``): the observer's ``dict`` names every piece (``hand_counts``,
 ``building_values``, ``seat{k}.<piece>`` for relative seat ``k``, ``draw_size``, ...), each a
 view into ``tensor`` shaped as the piece. The information-state tensor is the same vector:
 everything a seat at the table sees now (discard piles in full, the completed pile as counts);
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ..encoding import encode_view, observation_layout, piece_shape
+from ..observations import DEFAULT_OBSERVATION, observation_spec
 from ..rules import GameConfig, SeatView, card_name
 
 PRIVATE_PIECES = ("hand_counts",)
@@ -69,12 +69,18 @@ class SkipBoObserver:
 
     ``iig_obs_type`` picks the pieces: ``private_info=SINGLE_PLAYER`` the own hand,
     ``public_info`` the table (everything else), ``perfect_recall`` adds the history to the
-    string. The default is the seat's full observation.
+    string. The default is the seat's full observation. ``params`` may name the observation
+    (``{"observation": "v1"}``, the default); an unknown name raises ``ConfigError``.
     """
 
     def __init__(self, config: GameConfig, iig_obs_type: Any = None, params: Any = None) -> None:
-        if params:
-            raise ValueError(f"python_skipbo observers take no parameters, got {params!r}")
+        params = dict(params or {})
+        unknown = sorted(str(k) for k in params if k != "observation")
+        if unknown:
+            raise ValueError(f"python_skipbo observers take one parameter, 'observation'; got {unknown}")
+        spec = observation_spec(params.get("observation", DEFAULT_OBSERVATION))
+        self.observation: str = spec.name
+        self._encode = spec.encode
         if iig_obs_type is None:
             iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
@@ -82,7 +88,7 @@ class SkipBoObserver:
         self.private: bool = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.public: bool = iig_obs_type.public_info
         self.perfect_recall: bool = iig_obs_type.perfect_recall
-        layout = observation_layout(config)
+        layout = spec.layout(config)
         self._slices = [
             layout.slice(name) for name, _, _ in layout.pieces
             if (self.private if name in PRIVATE_PIECES else self.public)
@@ -90,10 +96,11 @@ class SkipBoObserver:
         names = [name for name, _, _ in layout.pieces if (self.private if name in PRIVATE_PIECES else self.public)]
         self.tensor = np.zeros(sum(sl.stop - sl.start for sl in self._slices), np.float32)
         self.dict: dict[str, np.ndarray] = {}
+        whole = np.zeros(layout.size, np.float32)
         offset = 0
         for name, sl in zip(names, self._slices, strict=True):
             length = sl.stop - sl.start
-            shape = piece_shape(name.rpartition(".")[2])
+            shape = layout.view(whole, name).shape  # the piece's shape
             self.dict[name] = self.tensor[offset : offset + length].reshape(shape)
             offset += length
 
@@ -103,7 +110,7 @@ class SkipBoObserver:
         if gs is None:
             self.tensor.fill(0.0)
             return
-        vec = encode_view(gs.view(player))
+        vec = self._encode(gs.view(player))
         if self.tensor.size == vec.size:  # every piece
             self.tensor[:] = vec
         elif self._slices:

@@ -29,14 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding import (
-    COUNT_SCALE,
-    DISCARD_SIZE_SCALE,
-    IN_SEAT,
-    SEAT_WIDTH,
-    num_actions,
-    observation_layout,
-)
+from ..encoding import num_actions
+from ..observations import observation_spec
+from ..observations.v1 import COUNT_SCALE, DISCARD_SIZE_SCALE
 from ..rules import (
     ALL_MOVES,
     DECK_SIZE,
@@ -44,6 +39,7 @@ from ..rules import (
     HAND_SIZE,
     NUM_SOLO_MOVES,
     WILD,
+    ConfigError,
     Discard,
     GameConfig,
     GameState,
@@ -72,24 +68,39 @@ class SeatKind(IntEnum):
     """The compiled heuristic planner, with a :class:`PlanCache` (else it stops like ``OUTSIDE``)."""
 
 
+OBSERVATION = "v1"
+"""The observation the kernels write (:mod:`skipbo_env.observations`); their offsets are checked
+against its layout at import, and the engine refuses any other."""
+_layout = observation_spec(OBSERVATION).layout
+
+
+def check_engine_observation(name: Any) -> str:
+    """``name`` if it is :data:`OBSERVATION`; :class:`~skipbo_env.rules.ConfigError` naming both else."""
+    spec = observation_spec(name)  # an unknown name: ConfigError naming the known ones
+    if spec.name != OBSERVATION:
+        raise ConfigError("observation", f"the batched engine writes observation {OBSERVATION!r}, not {spec.name!r}")
+    return spec.name
 AGENT_KINDS = {"random": SeatKind.RANDOM, "greedy": SeatKind.GREEDY}
 """In-engine agents that choose one action at a time (:meth:`BatchEngine.agent_actions`), by name."""
 
 
 def _check_kernel_constants() -> None:
     """The kernels keep literal constants (numba's cached compilation needs them); they must equal the
-    card constants, the action table, the observation layout and the seat kinds they stand for.
-    Runs at import."""
-    head = observation_layout(GameConfig(num_players=2))
+    card constants, the action table, the layout of observation :data:`OBSERVATION` and the seat
+    kinds they stand for. Runs at import."""
+    head = _layout(GameConfig(num_players=2))
+    seat0, seat1 = head.start("seat0.stock_top"), head.start("seat1.stock_top")
+    in_seat = {name.removeprefix("seat0."): start - seat0 for name, start, _ in head.pieces
+               if name.startswith("seat0.")}
     pairs = {
         "WILD": (K.WILD, WILD), "HAND_SIZE": (K.HAND_SIZE, HAND_SIZE), "DECK": (K.DECK, DECK_SIZE),
         "PILE_COMPLETE": (K.PILE_COMPLETE, PILE_COMPLETE),
         "OBS_HAND": (K.OBS_HAND, head.start("hand_counts")), "OBS_BUILD": (K.OBS_BUILD, head.start("building_values")),
-        "OBS_SEATS": (K.OBS_SEATS, head.start("seat0.stock_top")), "OBS_SEAT_WIDTH": (K.OBS_SEAT_WIDTH, SEAT_WIDTH),
-        "OBS_STOCK_SIZE": (K.OBS_STOCK_SIZE, IN_SEAT["stock_size"]), "OBS_HAND_SIZE": (K.OBS_HAND_SIZE, IN_SEAT["hand_size"]),
-        "OBS_TOPS": (K.OBS_TOPS, IN_SEAT["discard_tops"]), "OBS_SECONDS": (K.OBS_SECONDS, IN_SEAT["discard_seconds"]),
-        "OBS_COUNTS": (K.OBS_COUNTS, IN_SEAT["discard_counts"]), "OBS_DSIZES": (K.OBS_DSIZES, IN_SEAT["discard_sizes"]),
-        "OBS_PARTNER": (K.OBS_PARTNER, IN_SEAT["is_partner"]),
+        "OBS_SEATS": (K.OBS_SEATS, seat0), "OBS_SEAT_WIDTH": (K.OBS_SEAT_WIDTH, seat1 - seat0),
+        "OBS_STOCK_SIZE": (K.OBS_STOCK_SIZE, in_seat["stock_size"]), "OBS_HAND_SIZE": (K.OBS_HAND_SIZE, in_seat["hand_size"]),
+        "OBS_TOPS": (K.OBS_TOPS, in_seat["discard_tops"]), "OBS_SECONDS": (K.OBS_SECONDS, in_seat["discard_seconds"]),
+        "OBS_COUNTS": (K.OBS_COUNTS, in_seat["discard_counts"]), "OBS_DSIZES": (K.OBS_DSIZES, in_seat["discard_sizes"]),
+        "OBS_PARTNER": (K.OBS_PARTNER, in_seat["is_partner"]),
         "A_HAND": (K.A_HAND, ALL_MOVES.index(Play(Source.HAND, 0, card=1))),
         "A_HAND_WILD": (K.A_HAND_WILD, ALL_MOVES.index(Play(Source.HAND, 0, card=WILD))),
         "A_STOCK": (K.A_STOCK, ALL_MOVES.index(Play(Source.STOCK, 0))),
@@ -100,12 +111,13 @@ def _check_kernel_constants() -> None:
         "A_PDISC": (K.A_PDISC, ALL_MOVES.index(Play(Source.PARTNER_DISCARD, 0, discard_pile=0))),
         **{f"KIND_{kind.name}": (getattr(K, f"KIND_{kind.name}"), int(kind)) for kind in SeatKind},
     }
-    wrong = [f"{name}: kernels {ours}, rules/encoding {theirs}" for name, (ours, theirs) in pairs.items() if ours != theirs]
+    wrong = [f"{name}: kernels {ours}, rules/observation {theirs}"
+             for name, (ours, theirs) in pairs.items() if ours != theirs]
     if NUM_SOLO_MOVES != K.A_PSTOCK:
         wrong.append(f"A_PSTOCK: {K.A_PSTOCK}, the solo action count {NUM_SOLO_MOVES}")
     if wrong:
-        raise ImportError("the batched engine's kernel constants disagree with the rules and the encoding: "
-                          + "; ".join(wrong))
+        raise ImportError(f"the batched engine's kernel constants disagree with the rules and observation "
+                          f"{OBSERVATION!r}: " + "; ".join(wrong))
 
 
 _check_kernel_constants()
@@ -140,7 +152,7 @@ def _config_array(config: GameConfig) -> np.ndarray:
     cf[K.C_FIRST] = -1 if config.first_player is None else config.first_player
     cf[K.C_NA] = num_actions(config)
     cf[K.C_SC] = stock_size + 4 * K.CAP
-    cf[K.C_OBS] = observation_layout(config).size
+    cf[K.C_OBS] = _layout(config).size
     cf[K.C_MOVE_LIMIT] = config.move_limit
     return cf
 
@@ -194,7 +206,7 @@ def batch_bytes(config: GameConfig, batch_size: int) -> int:
         + K.K_SEATS + n * (stock_size + 4 * K.CAP)  # cold
         + 8 * 4 + 6 * 8  # turn, moves, legal counts, movers; pcg
         + 2 * num_actions(config)  # masks, legal buffer
-        + 4 * observation_layout(config).size * 2  # observations and final observations
+        + 4 * _layout(config).size * 2  # observations and final observations
         + num_actions(config)  # the learner's bool masks
     )
     return per_game * batch_size

@@ -37,8 +37,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..aec import parse_config
-from ..encoding import observation_layout
+from ..observations import observation_spec
 from ..rules import ConfigError, GameConfig
+from .engine import OBSERVATION, check_engine_observation
 from .learner import LearnerBatch
 
 VECTOR_DEFAULTS: dict[str, Any] = {
@@ -48,6 +49,7 @@ VECTOR_DEFAULTS: dict[str, Any] = {
     "reward_shaping": False,
     "seed": None,
     "autoreset_mode": "same_step",
+    "observation": OBSERVATION,
 }
 """The vector env's own keyword configuration (game keys come on top), with defaults."""
 
@@ -57,8 +59,8 @@ def make_vector_env(num_envs: int = 1, **config: Any) -> SkipBoVectorEnv:
     vector_mode="vector_entry_point", num_players=2, opponents="greedy")`` returns a
     :class:`SkipBoVectorEnv` over the batched engine (needs the ``fast`` extra). Keywords
     are the single-agent env's (every ``GameConfig`` field, ``opponents``, ``learner_seat``,
-    ``illegal_action``, ``reward_shaping``) plus ``seed`` and ``autoreset_mode``; an unknown one raises
-    ConfigError."""
+    ``illegal_action``, ``reward_shaping``, ``observation``: the engine writes ``"v1"``) plus ``seed`` and
+    ``autoreset_mode``; an unknown one raises ConfigError."""
     game, options = parse_config(config, VECTOR_DEFAULTS)
     return SkipBoVectorEnv(game, num_envs, **options)
 
@@ -78,14 +80,16 @@ class SkipBoVectorEnv(VectorEnv):
         illegal_action: str = "raise",
         reward_shaping: bool = False,
         autoreset_mode: str | AutoresetMode = "same_step",
+        observation: str = OBSERVATION,
     ) -> None:
+        self.observation: str = check_engine_observation(observation)
         self.batch = LearnerBatch(config, num_envs, opponents, learner_seat, seed, illegal_action, reward_shaping)
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self._held = np.zeros(num_envs, bool)  # next-step mode: games whose new deal is returned next step
         self.config = config  # LearnerBatch has checked it
         self.num_envs = num_envs
-        layout = observation_layout(config)
+        layout = observation_spec(self.observation).layout(config)
         # seeded spaces: their batched copies (batch_space) sample the same on every run with this seed
         self.single_observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32, seed=seed)
         self.single_action_space = spaces.Discrete(self.batch.engine.num_actions, seed=seed)

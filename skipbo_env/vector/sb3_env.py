@@ -29,8 +29,9 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from ..encoding import observation_layout
+from ..observations import observation_spec
 from ..rules import ConfigError, GameConfig
+from .engine import OBSERVATION, check_engine_observation
 from .learner import LearnerBatch
 
 VEC_OPTIONS = ("learner_seat", "illegal_action", "reward_shaping")
@@ -71,6 +72,7 @@ class SkipBoVecEnv(VecEnv):
         num_envs: number of games.
         opponents, learner_seat, illegal_action, reward_shaping: see
             :mod:`skipbo_env.vector.learner`.
+        observation: the observation's name; the engine writes ``"v1"`` (another raises ConfigError).
         seed: seeds every game, in-engine agent, named opponent and learner-seat draw. SB3's
             ``seed(s)`` (called by the algorithms) reseeds at the next
             ``reset()`` from the first sub-env's seed ``s``.
@@ -89,13 +91,15 @@ class SkipBoVecEnv(VecEnv):
         seed: int | None = None,
         illegal_action: str = "raise",
         reward_shaping: bool = False,
+        observation: str = OBSERVATION,
     ) -> None:
+        self.observation: str = check_engine_observation(observation)
         self.batch = LearnerBatch(config, num_envs, opponents, learner_seat, seed, illegal_action, reward_shaping)
         self.config = config  # LearnerBatch has checked it
         self._slots = [_Slot(self, i) for i in range(num_envs)]
         self._actions: np.ndarray | None = None
         self._started = False
-        layout = observation_layout(config)
+        layout = observation_spec(self.observation).layout(config)
         super().__init__(
             num_envs,
             spaces.Box(layout.low, layout.high, dtype=np.float32),
