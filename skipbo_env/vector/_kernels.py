@@ -3,7 +3,9 @@
 All compiled code lives in this one module on purpose: numba's on-disk cache
 (``cache=True``) is invalidated only when the file of the compiled function
 changes, so a kernel that inlined a helper from another module could keep a
-stale copy of it. One file, one cache key.
+stale copy of it. One file, one cache key. A kernel's callees get ``int64``
+values, not literal constants (``np.int64(0)``): numba compiles a callee once
+more for each literal it is passed, which a fresh install waits for.
 
 Data layout (structure of arrays, one row per game, ``uint8`` cards/counts):
 
