@@ -13,11 +13,12 @@
 * The move limit: a game stuck in one endless turn is truncated at exactly
   the same move by both engines.
 * The numpy PCG64 protocol of the kernels (deals and reshuffles agree by
-  construction), bad input, the in-engine agents, lazy import.
+  construction), bad input, the in-engine agents, lazy import, what the first env compiles.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -477,6 +478,44 @@ def test_imports_are_lazy():
         "assert 'stable_baselines3' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_first_env_without_heuristic_seats_does_not_compile_the_planner():
+    """The advance kernels get None for the plan cache, so numba leaves the planner out (cold start)."""
+    code = (
+        "import gymnasium as gym, numpy as np, skipbo_env\n"
+        "from skipbo_env.vector import _kernels as K\n"
+        "env = gym.make_vec('SkipBo-v0', num_envs=8, vectorization_mode='vector_entry_point', opponents='greedy')\n"
+        "_, info = env.reset(seed=0)\n"
+        "for _ in range(5):\n"
+        "    _, _, _, _, info = env.step(np.argmax(info['action_mask'], axis=1))\n"
+        "assert not K.heuristic_plan.signatures and not K.heuristic_choice.signatures\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.slow
+def test_no_kernel_is_compiled_for_a_literal_argument(tmp_path):
+    """A constant passed to a kernel makes numba compile it once more for that value, seconds of a
+    fresh install's first env: compile every kernel of two envs in a new, empty numba cache."""
+    code = (
+        "import numpy as np\n"
+        "from numba.core import types\n"
+        "from numba.core.registry import CPUDispatcher\n"
+        "from skipbo_env.rules import GameConfig\n"
+        "from skipbo_env.vector import LearnerBatch, _kernels as K\n"
+        "for opponents in ('greedy', 'heuristic'):\n"
+        "    batch = LearnerBatch(GameConfig(num_players=3), 8, opponents=opponents, seed=2)\n"
+        "    batch.reset()\n"
+        "    for _ in range(20):\n"
+        "        batch.step(batch.engine.random_legal())\n"
+        "plain = {name: [tuple(map(types.unliteral, sig)) for sig in f.signatures]\n"
+        "         for name, f in vars(K).items() if isinstance(f, CPUDispatcher)}\n"
+        "twice = [name for name, sigs in plain.items() if len(set(sigs)) < len(sigs)]\n"
+        "assert not twice, twice\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
 
 
 def test_tiled_games_replay_their_source_and_parked_slots_sit_still():

@@ -3,7 +3,9 @@
 All compiled code lives in this one module on purpose: numba's on-disk cache
 (``cache=True``) is invalidated only when the file of the compiled function
 changes, so a kernel that inlined a helper from another module could keep a
-stale copy of it. One file, one cache key.
+stale copy of it. One file, one cache key. A kernel's callees get ``int64``
+values, not literal constants (``np.int64(0)``): numba compiles a callee once
+more for each literal it is passed, which a fresh install waits for.
 
 Data layout (structure of arrays, one row per game, ``uint8`` cards/counts):
 
@@ -282,7 +284,7 @@ def deal(hot, cold, turn, moves, pcg, cf, b):
         for _ in range(copies):
             cold[b, pos] = value
             pos += 1
-    pcg_shuffle(pcg, b, cold, K_DRAW, DECK)
+    pcg_shuffle(pcg, b, cold, K_DRAW, np.int64(DECK))
     top = DECK
     stock_size = cf[C_S]
     for i in range(stock_size):
@@ -326,7 +328,7 @@ def legal_actions(hot, cf, b, mask, legal):
         return 0
     seat = np.int64(hot[b, G_CUR])
     o = hot_base(seat)
-    count = 0
+    count = np.int64(0)
     for v in range(1, WILD + 1):  # hand plays in id order: value, then pile
         if hot[b, o + v] > 0:
             for k in range(4):
@@ -337,7 +339,7 @@ def legal_actions(hot, cf, b, mask, legal):
     stock_playable = False
     if hot[b, o + S_STN] > 0:
         before = count
-        count = _mark_plays(hot[b, o + S_STOP], hot, b, A_STOCK, mask, legal, count)
+        count = _mark_plays(hot[b, o + S_STOP], hot, b, np.int64(A_STOCK), mask, legal, count)
         stock_playable = count > before
     for d in range(4):
         if hot[b, o + S_DN + d] > 0:
@@ -358,7 +360,7 @@ def legal_actions(hot, cf, b, mask, legal):
     if partner >= 0:  # R27: the partner's stock top and discard tops
         p = hot_base(partner)
         if hot[b, p + S_STN] > 0:
-            count = _mark_plays(hot[b, p + S_STOP], hot, b, A_PSTOCK, mask, legal, count)
+            count = _mark_plays(hot[b, p + S_STOP], hot, b, np.int64(A_PSTOCK), mask, legal, count)
         for d in range(4):
             if hot[b, p + S_DN + d] > 0:
                 count = _mark_plays(hot[b, p + S_TOP + d], hot, b, A_PDISC + 4 * d, mask, legal, count)
@@ -490,7 +492,7 @@ def _transition(hot, cold, turn, pcg, cf, b, action):
         hot[b, G_DONE] = 1
         return
     if from_hand and hot[b, o + S_HAND] == 0:
-        _draw(hot, cold, pcg, cf, b, seat, HAND_SIZE)  # R15
+        _draw(hot, cold, pcg, cf, b, seat, np.int64(HAND_SIZE))  # R15
 
 
 # ================================================================= observation
@@ -648,7 +650,7 @@ def greedy_choice(hot, cf, arng, apcg, row, b, legal, count):
     end turn; with none of these (only hand wilds playable) a uniformly
     random legal action.
     """
-    cls = 5
+    cls = np.int64(5)
     for i in range(count):
         c = _greedy_class(np.int64(legal[i]))
         if c != 0 and c < cls:
@@ -664,7 +666,7 @@ def greedy_choice(hot, cf, arng, apcg, row, b, legal, count):
     stock_top = np.int64(hot[b, o + S_STOP])
     card = _discard_card(hot, b, legal, count) if cls == 3 else 0
     best = 1 << 40
-    ties = 0
+    ties = np.int64(0)
     for i in range(count):
         a = np.int64(legal[i])
         if _greedy_class(a) == cls:
@@ -1000,7 +1002,8 @@ def _take_back(a, card, hand, depth, pdepth, building, pile_value):
 @njit(cache=True)
 def _record(out, path, k, move):
     """``_Search._consider``'s new best: ``path[:k]`` then ``move`` into ``out``; its length."""
-    out[:k] = path[:k]
+    for i in range(k):  # a loop, not a slice copy: numba compiles the slice's error message (seconds)
+        out[i] = path[i]
     out[k] = move
     return k + 1
 
@@ -1016,7 +1019,7 @@ def heuristic_plan(pos, wts, out):
     key = np.empty(4, np.int64)
     numbers = np.zeros(PILE_COMPLETE + 2, np.bool_)
     # the other seats that count: weight, stock top, numbers and wilds on their discard tops
-    nseat = 0
+    nseat = np.int64(0)
     weight = np.empty(5, np.float64)
     stop = np.empty(5, np.int64)
     snumbers = np.zeros((5, PILE_COMPLETE + 2), np.bool_)
@@ -1068,7 +1071,7 @@ def heuristic_plan(pos, wts, out):
     best_len = 0
     credit = 0.0
     nodes = 0
-    k = 0
+    k = np.int64(0)
     enter = True
     while True:
         back = False  # this position is done: return to its parent, which takes back its play
@@ -1102,7 +1105,7 @@ def heuristic_plan(pos, wts, out):
                         value = credit + table + _own_reach(pos, hand, depth, key, wts, numbers)
                         if value > best_value:
                             best_value = value
-                            best_len = _record(out, path, k, A_END)
+                            best_len = _record(out, path, k, np.int64(A_END))
                 count[k] = _gen_plays(pos, hand, building, depth, pdepth, acts[k], cards[k], distinct, first)
                 idx[k] = 0
         if back or idx[k] >= count[k]:
@@ -1302,18 +1305,18 @@ def _advance_game(hot, cold, turn, moves, pcg, cf, arng, apcg, exact, b, seat_ki
                   mask, legal, pos, sig):
     """Play game ``b``'s in-engine seats until a seat of another kind is to move or the game ends.
 
-    ``seat_kinds[seat]``: ``KIND_RANDOM``, ``KIND_GREEDY``, ``KIND_HEURISTIC`` (only when ``plans`` has rows; its plan
-    cache is row ``b * n + seat``). Their draws come from the numpy stream ``apcg[b * n + seat]``
+    ``seat_kinds[seat]``: ``KIND_RANDOM``, ``KIND_GREEDY``, ``KIND_HEURISTIC`` (its plan cache is row
+    ``b * n + seat``; with ``plans`` None it stops like an outside seat, and numba compiles this
+    kernel without the planner). Their draws come from the numpy stream ``apcg[b * n + seat]``
     when ``exact`` (:func:`draw_below`), else from the game's splitmix64 agent stream. ``mask``,
     ``legal``, ``pos`` and ``sig`` are scratch. Returns the number of decisions played.
     """
     n = cf[C_N]
-    heuristic = plans.shape[0] > 0
     played = 0
     while hot[b, G_DONE] == 0:
         seat = np.int64(hot[b, G_CUR])
         kind = seat_kinds[seat]
-        if kind != KIND_RANDOM and kind != KIND_GREEDY and not (kind == KIND_HEURISTIC and heuristic):
+        if kind != KIND_RANDOM and kind != KIND_GREEDY and kind != KIND_HEURISTIC:
             break
         row = b * n + seat
         drow = row if exact else -1
@@ -1322,6 +1325,8 @@ def _advance_game(hot, cold, turn, moves, pcg, cf, arng, apcg, exact, b, seat_ki
             a = np.int64(legal[draw_below(arng, apcg, b, drow, count)])
         elif kind == KIND_GREEDY:
             a = greedy_choice(hot, cf, arng, apcg, drow, b, legal, count)
+        elif plans is None:  # a test of the argument's type: numba prunes the planner's branch
+            break
         else:
             a = heuristic_choice(hot, turn, cf, arng, apcg, drow, row, b, legal, count, wts, plans, hstate, expect,
                                  pos, sig)
@@ -1485,7 +1490,7 @@ def learner_advance(hot, cold, turn, moves, pcg, cf, arng, seat_kind, learner, w
 
     ``seat_kind[r]`` is the kind (``KIND_*``) of the seat ``r`` places after the learner
     (``r = (seat - learner[b]) % n``). The heuristic's plan cache is row ``b * n + seat`` of
-    ``plans``/``hstate``/``expect`` (see :func:`heuristic_choice`; empty arrays: a heuristic seat
+    ``plans``/``hstate``/``expect`` (see :func:`heuristic_choice`; all four None: a heuristic seat
     stops like an outside one); its rare greedy fallback draws from the game's agent stream.
     Returns the number of decisions played.
     """

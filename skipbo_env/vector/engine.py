@@ -175,6 +175,14 @@ def _obs_tables(config: GameConfig) -> np.ndarray:
     return tab
 
 
+def _plan_arrays(kinds: np.ndarray, plans: PlanCache | None) -> tuple[np.ndarray | None, ...]:
+    """The plan cache's arrays for the advance kernels; four Nones when no seat plans, so that the
+    first env without a heuristic seat does not wait for the planner to compile."""
+    if plans is None or not np.any(kinds == SeatKind.HEURISTIC):
+        return None, None, None, None
+    return plans.weights, plans.plans, plans.state, plans.expect
+
+
 def _as_rows(rows: Any, batch: int) -> np.ndarray:
     """Slot indexes from ``None`` (all), a bool mask or a sequence of ints; bad input raises."""
     if rows is None:
@@ -464,13 +472,8 @@ class BatchEngine:
         if kinds.shape != (self.config.num_players,) or anchor.shape != (self.batch_size,):
             raise ValueError(f"advance needs {self.config.num_players} seat kinds and {self.batch_size} anchors, "
                              f"got shapes {kinds.shape} and {anchor.shape}")
-        if plans is None:
-            none = np.zeros((0, 0), np.int64)
-            wts, cache = np.zeros((0, K.W_VECTOR)), (none, none, none)
-        else:
-            wts, cache = plans.weights, (plans.plans, plans.state, plans.expect)
         return int(K.learner_advance(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, self.arng,
-                                     kinds, anchor, wts, *cache))
+                                     kinds, anchor, *_plan_arrays(kinds, plans)))
 
     def advance_seated(self, kinds: np.ndarray, generators: np.ndarray, plans: PlanCache) -> int:
         """Play the in-engine seats until every game waits for an ``OUTSIDE`` seat or has ended, each
@@ -484,8 +487,9 @@ class BatchEngine:
         if kinds.shape != (self.batch_size, n) or generators.shape != (self.batch_size * n, 6):
             raise ValueError(f"advance_seated needs kinds of shape {(self.batch_size, n)} and generators of shape "
                              f"{(self.batch_size * n, 6)}, got {kinds.shape} and {generators.shape}")
+        kinds = np.asarray(kinds, np.int64)
         return int(K.tour_advance(self.hot, self.cold, self.turn, self.moves, self.pcg, self.cf, self.arng, generators,
-                                  np.asarray(kinds, np.int64), plans.weights, plans.plans, plans.state, plans.expect))
+                                  kinds, *_plan_arrays(kinds, plans)))
 
     def play_until(self, stop: np.ndarray, kind: SeatKind, plans: PlanCache | None = None) -> int:
         """Every seat played by the in-engine agent ``kind`` until seat ``stop[b]`` is to move in game
