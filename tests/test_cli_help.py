@@ -49,6 +49,8 @@ def flat(text: str) -> str:
 # ======================================================================= help
 @pytest.mark.parametrize("command", list(cli.COMMANDS))
 def test_every_subcommand_help_names_the_real_program(command, capsys):
+    if command == "train-rllib":
+        pytest.importorskip("ray.rllib")  # its help needs the rllib extra (CI runs this file in .venv-rllib too)
     text = help_text(cli.main, [command], capsys)
     assert text.startswith(f"usage: skipbo {command} ")
 
