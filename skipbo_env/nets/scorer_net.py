@@ -2,19 +2,10 @@
 
 :class:`ScorerNet` is the whole actor-critic, for any training loop; :class:`ActionScorer` is its
 body (the features and the action scores), which the SB3 policy
-(:class:`~skipbo_env.agents.scorer.ScorerPolicy`) wraps. docs/training.md describes the network and
-why it learns where a plain MLP does not.
-
-* **per action** (a 144-wide feature row, :data:`~skipbo_env.nets.scorer_features.ACTION_PIECES`): the kind
-  of move, the card it moves, the building pile before and after, the chains from that pile to the
-  own, the next opponent's and the partner's stock top, the target discard pile of a discard, the
-  card a discard-pile play uncovers, and facts about the card (copies in the hand, whether it
-  bridges a pile to the own stock top, whether it fits a pile now), all computed exactly from the
-  observation vector;
-* **context**: an MLP over the observation plus the same chain features of the four piles as they are;
-* **logit** of an action = ``MLP(W_a · action_features + W_c · context)``, the same weights for every
-  action;
-* **value**: an MLP over the observation and the per-pile chain features, then a linear head.
+(:class:`~skipbo_env.agents.scorer.ScorerPolicy`) wraps. Every action's logit comes from its own
+feature row (:data:`~skipbo_env.nets.scorer_features.ACTION_PIECES`) and a context of the
+observation, through one shared network; the value is an MLP over the observation and the piles'
+chain features. docs/training.md ("The policy network") describes it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""What the PPO recipes share: their common settings, the command line, the run folder, the network,
-and a run's bookkeeping (progress lines, evaluations, the agent file).
+"""What the PPO recipes share: settings, command line, run folder, network and bookkeeping.
 
 Each recipe (:mod:`.cleanrl_ppo`, :mod:`.tianshou_ppo`, :mod:`.torchrl_ppo`) subclasses
 :class:`PPOSettings` with its own ``Args`` and writes the same files under ``runs/NAME/``:

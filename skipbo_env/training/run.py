@@ -1,29 +1,10 @@
 """The training loop behind ``train.py``: MaskablePPO against scripted opponents.
 
-A run writes ``<runs_dir>/<name>/``:
-
-* ``config.yaml``: the resolved configuration;
-* ``tb/``: TensorBoard logs (SB3's training statistics and the evaluations);
-* ``metrics.csv``: one row per evaluation and opponent (win rate, 95% CI, ...);
-* ``checkpoints/``: the latest model and training state, written atomically;
-* ``best.zip``: the model with the best win rate against ``eval.best_against``,
-  and ``best.json``: its score (written before ``best.zip``, so that the best
-  score survives every stop: a resumed run never replaces ``best.zip`` with a
-  worse model);
-* ``latest.zip``: a copy of the latest model (a pickled checkpoint: ``evaluate.py --allow-pickle``,
-  or ``train.py --export`` it to a safe agent file);
-* ``learning_curve.png``: evaluation win rates against training steps;
-* ``pool/``: self-play snapshots (when self-play is on);
-* ``.lock``: the run's lock (:func:`~skipbo_env.training.checkpoints.lock_run_dir`):
-  one process at a time trains a run folder, and a second is refused at once.
-
-The state saved with a checkpoint already points at the next checkpoint,
-evaluation and snapshot, and the last evaluation of a session comes before
-its last checkpoint, so a resumed run continues exactly where the saved state
-says. A file that cannot be written (a full disk) ends the run with
-:class:`~skipbo_env.training.checkpoints.RunWriteError` naming it; the last
-good checkpoint stays, and the run's temporary files are removed (on error,
-and at every start).
+A run writes ``<runs_dir>/<name>/`` (``config.yaml``, ``tb/``, ``metrics.csv``, ``checkpoints/``,
+``best.zip`` and ``best.json``, ``latest.zip``, ``learning_curve.png``, ``pool/``, ``.lock``: see
+docs/training.md, "What a run writes"). The state saved with a checkpoint points at the next
+checkpoint, evaluation and snapshot, so a resumed run continues exactly; a file that cannot be
+written ends the run with :class:`~skipbo_env.training.checkpoints.RunWriteError` naming it.
 """
 
 from __future__ import annotations

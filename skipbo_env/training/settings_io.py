@@ -1,17 +1,10 @@
 """Reading and writing the training settings (:mod:`.settings`, :mod:`.recipe_settings`) as YAML.
 
-Configuration files are read strictly (:func:`load_yaml_text`): a duplicate key is an error, and
-so is a YAML alias (``*name``). Aliases are refused outright rather than bounded: a configuration
-is short and hand-written, :meth:`YamlConfig.save_yaml` never writes one, and a refused alias can
-neither expand into a "billion laughs" bomb nor build a self-referencing structure, whatever its
-size. A file the user passes (``--config``) may leave fields to their defaults but may not be
-empty; a run's saved ``config.yaml`` is *complete* (``save_yaml`` writes every field), so
-:meth:`YamlConfig.from_yaml` with ``complete=True`` (``--resume``) refuses one that misses any field.
-
-The mapping read is built into the frozen dataclasses by ``dacite`` (strict: an unknown key is an
-error), with type hooks that keep the checks strict and the messages short and named by the dotted
-key (``ppo.learning_rate: must be a number, got 'abc'``): an int is never a bool, a number must be
-finite, a list field needs a list and a section a mapping.
+Files are read strictly (:func:`load_yaml_text`): a duplicate key or a YAML alias is an error. A
+user's file may leave fields to their defaults but may not be empty; a run's saved
+``config.yaml`` must be complete (``complete=True``, ``--resume``). The mapping is built into the
+frozen dataclasses by ``dacite`` (strict), with type hooks whose messages name the dotted key
+(``ppo.learning_rate: must be a number, got 'abc'``).
 """
 
 from __future__ import annotations
