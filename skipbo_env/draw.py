@@ -295,7 +295,9 @@ def _paint(table: _Table) -> np.ndarray:
     for seat in range(config.num_players):
         row = layout.row_box(seat)
         if (seat == table.current and table.winner is None and not table.truncated) or seat in winners:
-            draw.rounded_rectangle((row[0] + 4, row[1] + 2, row[2] - 5, row[3] - 3), radius=8, outline=HIGHLIGHT, width=2)
+            draw.rounded_rectangle(
+                (row[0] + 4, row[1] + 2, row[2] - 5, row[3] - 3), radius=8, outline=HIGHLIGHT, width=2
+            )
         # the header's title names the viewing seat, so its own row is tagged as in the full table
         tag = seat_tag(config, seat, None if seat == table.seat else table.seat)
         tags = [tag] if tag else []

@@ -213,7 +213,7 @@ def _refuse_bad_settings(parser: argparse.ArgumentParser, exc: BaseException) ->
 
 
 def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, config: GameConfig) -> int:
-    """``--ladder``: play the round robin, print its tables, write ``ladder.json``/``.md``/``.png`` and ``games.csv``."""
+    """``--ladder``: play the round robin, print its tables, write ``ladder.{json,md,png}`` and ``games.csv``."""
     specs = tuple(os.fspath(a) for a in args.ladder)
     pair_games: dict[tuple[str, str], int] = {}
     for text in args.pair_games:

@@ -139,7 +139,8 @@ def test_import_contracts_hold():
         [
             sys.executable,
             "-c",
-            "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True, no_logo=True))",
+            "import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(no_cache=True, no_logo=True))",
         ],
         cwd=REPO,
         env=env,

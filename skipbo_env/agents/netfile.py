@@ -155,13 +155,19 @@ def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
     if missing or unknown:
         raise CheckpointError(path, f"the description misses {missing} / has unknown keys {unknown}")
     if desc["format"] != kind.format or not _is_int(desc["format_version"], kind.format_version):
-        raise CheckpointError(path, f"format {short_repr(desc['format'])} version {short_repr(desc['format_version'])}; "
-                                    f"this code reads "
-                                    f"{kind.format!r} version {kind.format_version}")
+        raise CheckpointError(
+            path,
+            f"format {short_repr(desc['format'])} version {short_repr(desc['format_version'])}; "
+            f"this code reads "
+            f"{kind.format!r} version {kind.format_version}",
+        )
     if not _is_int(desc[kind.inputs_field], kind.inputs_version):
-        raise CheckpointError(path, f"{kind.inputs_field} {short_repr(desc[kind.inputs_field])}: this code computes the "
-                                    f"{kind.inputs_name} of version {kind.inputs_version}, and would read the file "
-                                    "differently")
+        raise CheckpointError(
+            path,
+            f"{kind.inputs_field} {short_repr(desc[kind.inputs_field])}: this code computes the "
+            f"{kind.inputs_name} of version {kind.inputs_version}, and would read the file "
+            "differently",
+        )
     if kind.observation is not None:
         desc["observation"] = _observation(path, desc.get("observation", DEFAULT_OBSERVATION), kind)
     hidden = desc["hidden"]

@@ -237,7 +237,7 @@ def is_turn_agent_file(path: str | os.PathLike) -> bool:
 
 
 def load_turn_net(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[MLP, dict[str, Any]]:
-    """The network of turn-agent file ``path`` and its checked description (:func:`~skipbo_env.agents.netfile.load_net`).
+    """The network of turn-agent file ``path`` and its checked description (:func:`.netfile.load_net`).
 
     With ``config``, the file's game must be that one; every problem is a
     :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.

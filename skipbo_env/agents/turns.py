@@ -277,5 +277,5 @@ def path_log_probs(net: PolicyNet, view: SeatView, paths: list[tuple[Move, ...]]
     return np.array([sum(logp[i, a] for i, a in counted) for counted in steps], dtype=np.float64)
 
 
-__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "PolicyNet", "TopK", "TurnAgent", "keeps_turn_known",
-           "path_log_probs", "policy_turn", "predict_view", "with_policy_turn"]
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "PolicyNet", "TopK", "TurnAgent",
+           "keeps_turn_known", "path_log_probs", "policy_turn", "predict_view", "with_policy_turn"]

@@ -161,7 +161,8 @@ class ActionScorer(nn.Module):
         hand_has = (hand[:, :12] > 0).to(obs.dtype)
         stock = torch.stack([own["stock"], opp["stock"], mate["stock"]], dim=1)
         avail = torch.stack([torch.clamp(hand_has + numbers(own["tops"]), max=1),
-                             torch.clamp(numbers(opp["tops"]), max=1), torch.clamp(numbers(mate["tops"]), max=1)], dim=1)
+                             torch.clamp(numbers(opp["tops"]), max=1),
+                             torch.clamp(numbers(mate["tops"]), max=1)], dim=1)
         wilds = torch.stack([hand[:, 12] * 5 + own["tops"][..., 12].sum(1), opp["tops"][..., 12].sum(1),
                              mate["tops"][..., 12].sum(1)], dim=1)
         # the piles as they are (the context) and each raised by one (a play on it: the action rows)
@@ -240,8 +241,9 @@ class ActionScorer(nn.Module):
 
     def _projected(self, obs: torch.Tensor, st: dict) -> tuple[torch.Tensor, torch.Tensor]:
         """The per-state tables projected by ``action_in``'s weights ([B, table rows, hidden], the
-        rows that :func:`~skipbo_env.nets.scorer_features.selection_matrix` numbers) and the part of every action's pre-activation that
-        is the same in every state (its ``kind`` columns and the bias, [actions, hidden])."""
+        rows that :func:`~skipbo_env.nets.scorer_features.selection_matrix` numbers) and the part of
+        every action's pre-activation that is the same in every state (its ``kind`` columns and the
+        bias, [actions, hidden])."""
         b = st["b"]
         t = self._tables(obs, st)
         w = self.action_in.weight.t()  # [144, hidden], rows in ACTION_PIECES order

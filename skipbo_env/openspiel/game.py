@@ -91,7 +91,9 @@ def config_from_params(params: dict[str, Any]) -> GameConfig:
     """
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
-        raise ValueError(f"python_skipbo has no parameter {str(unknown[0])[:80]!r}; parameters: {', '.join(PARAMETERS)}")
+        raise ValueError(
+            f"python_skipbo has no parameter {str(unknown[0])[:80]!r}; parameters: {', '.join(PARAMETERS)}"
+        )
     p = {**PARAMETERS, **params}
     for key, value in p.items():
         if type(value) is int and not -(2**31) <= value < 2**31:

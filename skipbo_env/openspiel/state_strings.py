@@ -119,7 +119,7 @@ def _events(data: Any, config: GameConfig) -> list[tuple[Any, ...]]:
     for i, event in enumerate(data):
         path = f"skipbo.events[{i}]"
         if not isinstance(event, list) or not event or _EVENT_SHAPES.get(event[0]) != len(event):
-            raise StateError(path, "must be [\"first\", seat], [\"draw\", seat, card] or [\"move\", seat, action, card]")
+            raise StateError(path, 'must be ["first", seat], ["draw", seat, card] or ["move", seat, action, card]')
         seat = _int(f"{path}[1]", event[1], 0, n - 1)
         if event[0] == "move":
             _int(f"{path}[2]", event[2], 0, 999)

@@ -147,7 +147,9 @@ def collect(envs: Any, net: ScorerNet, buf: Rollout, state: dict[str, torch.Tens
         state["done"] = torch.as_tensor(ended, dtype=torch.float32)
 
 
-def advantages(net: ScorerNet, buf: Rollout, state: dict[str, torch.Tensor], args: Args) -> tuple[torch.Tensor, torch.Tensor]:
+def advantages(
+    net: ScorerNet, buf: Rollout, state: dict[str, torch.Tensor], args: Args
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Generalized advantage estimates and returns of a rollout (a finished game cuts the chain)."""
     with torch.no_grad():
         next_value = net.value(state["obs"])
@@ -171,7 +173,9 @@ def update(net: ScorerNet, optimizer: optim.Optimizer, buf: Rollout, adv: torch.
     b_adv, b_returns = adv.flatten(), returns.flatten()
     size = b_obs.shape[0]
     minibatch = size // args.num_minibatches
-    stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")}
+    stats: dict[str, list[float]] = {
+        k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+    }
     for _ in range(args.update_epochs):
         order = torch.as_tensor(rng.permutation(size))
         for start in range(0, size, minibatch):

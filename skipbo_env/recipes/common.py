@@ -242,9 +242,9 @@ class RunLog:
         if update_index % args.log_every == 0 or last:
             now = time.perf_counter()
             rate = (step - self.mark[0]) / max(now - self.mark[1], 1e-9)
-            self._progress({"step": step, "wall_seconds": round(now - self.start, 1), "steps_per_second": round(rate, 1),
-                            "games": self.tally["games"], "win_rate": self.tally["wins"] / max(self.tally["games"], 1),
-                            **stats}, opponent)
+            self._progress({"step": step, "wall_seconds": round(now - self.start, 1),
+                            "steps_per_second": round(rate, 1), "games": self.tally["games"],
+                            "win_rate": self.tally["wins"] / max(self.tally["games"], 1), **stats}, opponent)
             self.tally, self.mark = {"games": 0, "wins": 0}, (step, time.perf_counter())
         if args.eval_every and (step // args.eval_every > (step - args.rollout) // args.eval_every or last):
             began = time.perf_counter()

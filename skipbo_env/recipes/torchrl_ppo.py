@@ -83,7 +83,9 @@ class MaskedLogits(nn.Module):
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         lead = observation.shape[:-1]
-        logits, _ = self.net(observation.reshape(-1, observation.shape[-1]), action_mask.reshape(-1, action_mask.shape[-1]))
+        logits, _ = self.net(
+            observation.reshape(-1, observation.shape[-1]), action_mask.reshape(-1, action_mask.shape[-1])
+        )
         return logits.reshape(*lead, -1)
 
 

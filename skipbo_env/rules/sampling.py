@@ -20,7 +20,8 @@ from .errors import StateError
 from .state import GameState
 from .view import SeatView
 
-__all__ = ["HiddenSizes", "hidden_sizes", "sample_state", "sample_states", "seen_counts", "unseen_cards", "unseen_counts"]
+__all__ = ["HiddenSizes", "hidden_sizes", "sample_state", "sample_states", "seen_counts", "unseen_cards",
+           "unseen_counts"]
 
 
 def seen_counts(view: SeatView) -> list[int]:
@@ -106,7 +107,8 @@ def _check_building(view: SeatView) -> None:
         raise StateError("view.hand", f"holds {len(view.hand)} cards but hand_sizes says {view.hand_sizes[view.seat]}")
     if len(view.completed_cards) != view.completed_size:
         raise StateError(
-            "view.completed_cards", f"holds {len(view.completed_cards)} cards but completed_size is {view.completed_size}"
+            "view.completed_cards",
+            f"holds {len(view.completed_cards)} cards but completed_size is {view.completed_size}",
         )
 
 

@@ -309,7 +309,8 @@ class GameState:
         if type(seat) is not int or not 0 <= seat < n:
             raise ValueError(f"seat must be an int in 0..{n - 1}, got {seat!r}")
         stocks = self.stocks
-        return SeatView(  # by position, in field order: a keyword call is a third slower, and the envs make a view every step
+        # by position, in field order: a keyword call is a third slower, and the envs make a view every step
+        return SeatView(
             seat,
             self.config,
             cards_of_counts(tuple(self.hands[seat])),  # hand

@@ -10,4 +10,5 @@ through :mod:`.fitting` on :mod:`.shards`. Needs the ``train`` extra. See docs/t
 
 from ..extras import require
 
-require("train", "training (skipbo_env.training)", "torch", "stable_baselines3", "sb3_contrib", "yaml", "dacite", "tqdm", "matplotlib")
+require("train", "training (skipbo_env.training)",
+        "torch", "stable_baselines3", "sb3_contrib", "yaml", "dacite", "tqdm", "matplotlib")

@@ -105,7 +105,9 @@ class RolloutWorker:
         try:
             kind, payload = self._conn.recv()
         except (EOFError, OSError) as exc:
-            raise WorkerError(f"the rollout worker ended without its rollout (exit code {self._process.exitcode})") from exc
+            raise WorkerError(
+                f"the rollout worker ended without its rollout (exit code {self._process.exitcode})"
+            ) from exc
         if kind == "error":
             raise WorkerError(f"the rollout worker failed:\n{payload}")
         return payload

@@ -81,8 +81,12 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None) -> MaskablePPO
     policy_kwargs: dict = {"activation_fn": activation}
     if p.policy == "scorer":
         policy: str | type[ScorerPolicy] = ScorerPolicy
-        policy_kwargs.update(context_arch=list(p.net_arch), value_arch=list(p.net_arch), scorer_arch=list(p.scorer_arch),
-                             features_version=FEATURES_VERSION)  # saved with the model, checked on load
+        policy_kwargs.update(
+            context_arch=list(p.net_arch),
+            value_arch=list(p.net_arch),
+            scorer_arch=list(p.scorer_arch),
+            features_version=FEATURES_VERSION,
+        )  # saved with the model, checked on load
     else:
         policy = "MlpPolicy"
         policy_kwargs["net_arch"] = list(p.net_arch)
@@ -179,13 +183,15 @@ class Trainer:
                     "name", f"{run_dir} already holds a run; resume it with --resume {run_dir} or pick another --name"
                 )
             self.resume_from, self.state = None, TrainState(
-                next_eval=cfg.eval.every, next_checkpoint=cfg.checkpoint_every, next_snapshot=cfg.opponents.selfplay_every
-            )
+                next_eval=cfg.eval.every, next_checkpoint=cfg.checkpoint_every,
+                next_snapshot=cfg.opponents.selfplay_every)
 
     def _check_eval_games(self) -> None:
         count = len(lineups(self.cfg.game.num_teams, self.cfg.game))
         if self.cfg.eval.games % count:
-            raise ConfigError("eval.games", f"must be a multiple of {count} (the seatings of each deal), got {self.cfg.eval.games}")
+            raise ConfigError(
+                "eval.games", f"must be a multiple of {count} (the seatings of each deal), got {self.cfg.eval.games}"
+            )
 
     # -------------------------------------------------------------- main
     def run(self) -> dict[str, Any]:
@@ -310,8 +316,9 @@ class Trainer:
                         cfg.reward_shaping, progress=self.progress, workers=p.workers, ray=cfg.ray)
         stats: dict[str, Any] = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed,
                                     progress=self.progress)
-        rounds: list[dict[str, Any]] = [dict(stats, round=0, games=p.games, teacher_win_rate=demos.wins / max(1, demos.games),
-                       seconds=round(self.wall_seconds(), 1))]
+        rounds: list[dict[str, Any]] = [dict(stats, round=0, games=p.games,
+                                             teacher_win_rate=demos.wins / max(1, demos.games),
+                                             seconds=round(self.wall_seconds(), 1))]
         for r in range(1, p.dagger_rounds + 1):
             student = self.run_dir / f".dagger_student_{r}.zip"
             with writing(student):

@@ -92,8 +92,11 @@ class StrictLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(
-                None, None, f"YAML aliases (*{show_text(str(event.anchor), 40)}) are not allowed in a configuration file",
-                event.start_mark)
+                None,
+                None,
+                f"YAML aliases (*{show_text(str(event.anchor), 40)}) are not allowed in a configuration file",
+                event.start_mark,
+            )
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
@@ -146,7 +149,9 @@ def load_yaml_text(text: str, where: str) -> Any:
         problem = " ".join(str(exc.problem or exc.context).split())
         raise ConfigError("config", f"{where} is not valid YAML{at}: {show_text(problem, 200)}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError("config", f"{where} is not valid YAML: {show_text(' '.join(str(exc).split()), 200)}") from None
+        raise ConfigError(
+            "config", f"{where} is not valid YAML: {show_text(' '.join(str(exc).split()), 200)}"
+        ) from None
     except RecursionError:
         raise ConfigError("config", f"{where} is nested too deeply") from None
 

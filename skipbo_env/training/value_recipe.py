@@ -133,8 +133,12 @@ def read_shard(path: Path, cfg: ValueNetConfig, shard: int) -> dict[str, np.ndar
     out = load_shard(path, shard_layout(cfg), _shard_settings(cfg, shard), "positions", "a position shard",
                      "play again")
     game, seat = out["game"], out["seat"]
-    if (not np.all(np.isfinite(out["obs"])) or not np.isin(out["y"], (0, 1)).all()
-            or np.any((game < 0) | (game >= cfg.positions.games)) or np.any((seat < 0) | (seat >= cfg.game.num_players))):
+    if (
+        not np.all(np.isfinite(out["obs"]))
+        or not np.isin(out["y"], (0, 1)).all()
+        or np.any((game < 0) | (game >= cfg.positions.games))
+        or np.any((seat < 0) | (seat >= cfg.game.num_players))
+    ):
         raise ConfigError("positions", f"{path} is corrupt (values out of range or not finite); move it away")
     return out
 
