@@ -1,15 +1,10 @@
 """``agents``: the repository's top-level name for :mod:`skipbo_env.agents`.
 
-The agents' code lives inside the installable package (``skipbo_env.agents``
-for the protocol, registry, loader, PPO and RLlib agents, tournaments and
-reports; ``skipbo_env.bots`` for the scripted decision rules), so that
-nothing under ``skipbo_env`` imports this folder and an installed wheel does
-not claim the bare name ``agents``. This package only re-exports them, under
-the names scripts and users of the repository already import (the agent
-protocol ``agents.Agent``, ``agents.AgentBase``, ``agents.as_agent`` among them):
-``agents.load_agent``, ``agents.tournament``, ``agents.ppo``,
-``agents.report``, ``agents.heuristic``, ``agents.base``. See
-docs/architecture.md.
+The agents' code lives in the installable package (``skipbo_env.agents``, and ``skipbo_env.bots``
+for the scripted rules), so that nothing under ``skipbo_env`` imports this folder and a wheel does
+not claim the bare name ``agents``. This package only re-exports them under the names scripts and
+users of the repository already import (``agents.Agent``, ``agents.load_agent``,
+``agents.tournament``, ``agents.ppo``, ``agents.report``, ...). See docs/architecture.md.
 """
 
 from __future__ import annotations

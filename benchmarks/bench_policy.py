@@ -57,7 +57,9 @@ def timed(fn, seconds: float) -> float:
     return (time.perf_counter() - start) / calls
 
 
-def measure(name, policy, kwargs, env, obs, masks, tmp: Path, args, every_row: bool = False) -> tuple[float, float, int]:
+def measure(
+    name, policy, kwargs, env, obs, masks, tmp: Path, args, every_row: bool = False
+) -> tuple[float, float, int]:
     """(seconds per decision, seconds per gradient step, parameters) of one policy network;
     ``every_row``: the scorer's full pass of sb3's base class, every action scored (what the
     scorer computed before it scored the legal actions only)."""

@@ -212,7 +212,11 @@ def main() -> None:
     parser.add_argument("--value", type=float, default=None,
                         help="weight of the learned value at the horizon (default: the agent's, 12 with "
                         "the shipped ppo-2p network in the 2-player game, 0 elsewhere)")
-    parser.add_argument("--value-net", default=None, help="value file, or agent file with a value head, for --value (default: the table's shipped one)")
+    parser.add_argument(
+        "--value-net",
+        default=None,
+        help="value file, or agent file with a value head, for --value (default: the table's shipped one)",
+    )
     parser.add_argument("--net-opponents", type=float, default=None,
                         help="share of the sampled worlds whose opponents a network plays (default: the agent's)")
     parser.add_argument("--opponent-net", default=None,
@@ -266,7 +270,8 @@ def main() -> None:
         print(
             f"search W={r['worlds']} C={candidates} rollout={args.rollout} prior={args.prior} H={used.horizon} "
             f"depth={used.depth} reach={used.reach} rq={used.reach_q} D={search.discards} value={used.value} "
-            f"net_opp={used.net_opponents} policy={used.policy}{' weights ' + ' '.join(args.weights) if args.weights else ''}"
+            f"net_opp={used.net_opponents} policy={used.policy}"
+            f"{' weights ' + ' '.join(args.weights) if args.weights else ''}"
             f"{' opponent weights ' + ' | '.join(args.opponent_weights) if args.opponent_weights else ''}"
             f" vs {args.opponent}, "
             f"{r['players']} players{' partner' if r['partner'] else ''}: "
@@ -274,7 +279,8 @@ def main() -> None:
             f"seed {args.seed}, "
             f"fair share {r['fair_share']:.3f}); "
             f"{r['ms_per_decision']:.2f} ms/decision ({search.decisions} decisions, {search.searches} searches, "
-            f"{r['ms_per_search']:.2f} ms/search); {r['games_per_s']:.2f} games/s", flush=True
+            f"{r['ms_per_search']:.2f} ms/search); {r['games_per_s']:.2f} games/s",
+            flush=True,
         )
     if args.save:
         with open(args.save, "w") as f:

@@ -238,15 +238,19 @@ def training(config_path: str, steps: int) -> list[str]:
     engine = engine_alone(config_path, min(steps, 65536))
     rollouts = spent["collect_rollouts"] - spent["_evaluate"]  # evaluations run inside sb3's step callback
     other = wall - spent["collect_rollouts"] - spent["train"]
-    return [f"## Training ({config_path}, {steps:,} PPO steps, evaluations every {steps // 2:,}, no behaviour cloning)",
-            "", "| what | figure |", "|---|---:|",
-            f"| whole train.py loop | {steps / wall:,.0f} steps/s |",
-            f"| the batched learner alone (random actions, same opponents) | {engine:,.0f} steps/s |",
-            f"| train.py / engine alone | {steps / wall / engine:.3f} |",
-            f"| rollout collection (policy forward, env step, buffer) | {rollouts:.1f} s ({100 * rollouts / wall:.0f}%) |",
-            f"| PPO updates (forward, backward, Adam) | {spent['train']:.1f} s ({100 * spent['train'] / wall:.0f}%) |",
-            f"| evaluations | {spent['_evaluate']:.1f} s ({100 * spent['_evaluate'] / wall:.0f}%) |",
-            f"| checkpoints, setup, the rest | {other:.1f} s ({100 * other / wall:.0f}%) |"]
+    return [
+        f"## Training ({config_path}, {steps:,} PPO steps, evaluations every {steps // 2:,}, no behaviour cloning)",
+        "",
+        "| what | figure |",
+        "|---|---:|",
+        f"| whole train.py loop | {steps / wall:,.0f} steps/s |",
+        f"| the batched learner alone (random actions, same opponents) | {engine:,.0f} steps/s |",
+        f"| train.py / engine alone | {steps / wall / engine:.3f} |",
+        f"| rollout collection (policy forward, env step, buffer) | {rollouts:.1f} s ({100 * rollouts / wall:.0f}%) |",
+        f"| PPO updates (forward, backward, Adam) | {spent['train']:.1f} s ({100 * spent['train'] / wall:.0f}%) |",
+        f"| evaluations | {spent['_evaluate']:.1f} s ({100 * spent['_evaluate'] / wall:.0f}%) |",
+        f"| checkpoints, setup, the rest | {other:.1f} s ({100 * other / wall:.0f}%) |",
+    ]
 
 
 def main() -> None:

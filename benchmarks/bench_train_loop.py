@@ -75,7 +75,9 @@ def main() -> None:
     parser.add_argument("--reference", default=DEFAULT_REFERENCE, help="git revision to compare with")
     parser.add_argument("--config", default="configs/default.yaml", help="config path inside each tree")
     parser.add_argument("--steps", type=int, default=32768)
-    parser.add_argument("--eval-every", type=int, default=None, help="steps between evaluations (default: half the steps)")
+    parser.add_argument(
+        "--eval-every", type=int, default=None, help="steps between evaluations (default: half the steps)"
+    )
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a train.py override for this code's runs only (repeatable)")
@@ -101,9 +103,12 @@ def main() -> None:
                 for name, (tree, more) in trees.items():
                     start = time.time()
                     walls[name].append(timed_run(tree, args.config, args.steps, every, more))
-                    print(f"run {r + 1}/{args.repeats} ({name}): {walls[name][-1]:.1f} s, "
-                          f"{args.steps / walls[name][-1]:,.0f} steps/s (finished {time.time() - start:.0f} s after start)",
-                          flush=True)
+                    print(
+                        f"run {r + 1}/{args.repeats} ({name}): {walls[name][-1]:.1f} s, "
+                        f"{args.steps / walls[name][-1]:,.0f} steps/s "
+                        f"(finished {time.time() - start:.0f} s after start)",
+                        flush=True,
+                    )
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(ref_tree)], check=False)
     best = {name: args.steps / min(w) for name, w in walls.items()}

@@ -1,21 +1,13 @@
 """Skip-Bo (classic 162-card rules) as a reinforcement-learning environment.
 
-* ``skipbo_env.env(**config)`` / ``skipbo_env.raw_env(**config)``: the
-  PettingZoo AEC env ``skipbo_v0``, wrapped as PettingZoo's classic envs are
-  or unwrapped; ``skipbo_env.skipbo_v0`` is the same module under
-  PettingZoo's naming (``from skipbo_env import skipbo_v0``).
-* ``gymnasium.make("SkipBo-v0", ...)`` or ``skipbo_env.SkipBoSingleEnv(...)``:
-  the single-agent env (a learner against opponents).
-* ``pettingzoo.make("aec", "skipbo_v0", ...)``: the wrapped AEC env through
-  PettingZoo's registry.
+* ``skipbo_env.env(**config)`` / ``skipbo_env.raw_env(**config)``: the PettingZoo AEC env
+  ``skipbo_v0`` (``skipbo_env.skipbo_v0`` is the same module under PettingZoo's naming);
+* ``gymnasium.make("SkipBo-v0", ...)`` or ``skipbo_env.SkipBoSingleEnv(...)``: one learner
+  against opponents; ``pettingzoo.make("aec", "skipbo_v0", ...)`` through PettingZoo's registry;
 * ``skipbo_env.rules``: the game itself, with no RL dependency.
 
-Importing the package registers the two ids with Gymnasium and PettingZoo
-where they are installed (importing them to do so), as Gymnasium documents
-for third-party envs (:mod:`skipbo_env.registration`); a library that is not
-installed is skipped, so ``import skipbo_env.rules`` needs numpy only. The env
-modules load on first use of the names above (lazy attributes). See
-docs/environments.md and docs/architecture.md.
+Importing the package registers both ids where the libraries are installed; the env modules
+load on first use. See docs/environments.md and docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,45 +1,12 @@
 """PettingZoo AEC environment ``skipbo_v0`` (docs/environments.md).
 
-The env is thin: it holds one :class:`~skipbo_env.rules.GameState`, asks the
-rules for legality and the game's progress, asks :mod:`skipbo_env.encoding`
-for observations and action ids, and keeps PettingZoo's bookkeeping
-(``agent_selection``, ``rewards``, ``_cumulative_rewards``, ``terminations``,
-``truncations``, ``infos``) in :meth:`raw_env.step`, :meth:`raw_env.reset`
-and :meth:`raw_env._finish` only.
-
-* Agents are ``player_0`` .. ``player_{n-1}``; ``player_k`` sits in seat ``k``.
-* A turn is several actions (plays, then a discard or an end of turn), so
-  ``agent_selection`` stays on the same agent until its turn ends.
-* Rewards (the episode contract, :mod:`skipbo_env.episode`): +1 to every
-  seat of the winning side (both partners in the partner game), -1 to every
-  other seat, 0 to all when the turn limit or the move limit truncates the
-  game. With ``reward_shaping=True`` the mover also gets
-  :data:`~skipbo_env.episode.STOCK_CARD_REWARD` for each card it plays from
-  its own stock (or, in the partner game, its partner's stock); the terminal
-  rewards are the same with or without shaping.
-* In :class:`raw_env` an illegal action raises the rules'
-  :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing
-  (``illegal_action="raise"``); :func:`env` behaves as PettingZoo's classic
-  envs do, so there an illegal action ends the game with -1 for the offender
-  and 0 for everyone else (``illegal_action="lose"``, PettingZoo's
-  ``TerminateIllegalWrapper`` rule).
-* :meth:`raw_env.seat_view` hands an agent that reads views what its seat
-  sees; :meth:`raw_env.state` is the whole table for centralised critics
-  (:mod:`skipbo_env.state_vector`, hidden cards included).
-
-Example::
-
-    import skipbo_env
-
-    env = skipbo_env.env(num_players=3, short_game=True)
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            action = None
-        else:
-            action = env.action_space(agent).sample(obs["action_mask"])
-        env.step(action)
+A thin env over one :class:`~skipbo_env.rules.GameState`: legality from the rules, observations
+and action ids from :mod:`skipbo_env.encoding`, rewards from the episode contract
+(:mod:`skipbo_env.episode`), PettingZoo's bookkeeping in :meth:`raw_env.step`,
+:meth:`raw_env.reset` and :meth:`raw_env._finish` only. Agents are ``player_0`` ..
+``player_{n-1}``; a turn is several actions by the same agent. :class:`raw_env` raises on an
+illegal action (``illegal_action="raise"``); :func:`env` ends the game with -1 for the
+offender (``"lose"``), as PettingZoo's classic envs do.
 """
 
 from __future__ import annotations

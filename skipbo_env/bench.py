@@ -1,9 +1,9 @@
-"""``skipbo bench``: quick throughput figures of this machine (the detailed benchmarks are in the
-repository's ``benchmarks/``).
+"""``skipbo bench``: quick throughput figures of this machine.
 
 Random legal play, one process: moves per second of the rules core, steps per second of the
 PettingZoo AEC env (``last()`` then ``step()``), and, with the ``fast`` extra, decisions per
-second of the batched engine. Each figure is the best of ``--repeats`` timed runs.
+second of the batched engine; each the best of ``--repeats`` timed runs. The detailed
+benchmarks are in the repository's ``benchmarks/``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """``skipbo``: the command line installed with the package.
 
-    skipbo train --config quick            train a MaskablePPO agent (train extra)
-    skipbo train --list-configs            the shipped configurations, by name
-    skipbo train-rllib --opponents greedy  train with Ray RLlib, one machine or a cluster (rllib extra)
-    skipbo evaluate --agents ppo-2p greedy tournaments between agents (train extra)
-    skipbo curves --run a=runs/a/metrics.csv  learning curves as a table and a plot
-    skipbo play --opponents heuristic      play in the terminal
-    skipbo replay game.json                step through a recorded game
-    skipbo demo                            watch scripted players play one game
-    skipbo bench                           throughput figures of this machine
-    skipbo --version
-
-Each command takes ``--help``. A command whose optional extra is missing says, in one
-line, which one to install (:func:`skipbo_env.extras.missing_extra_line`). ``skipbo-play``
-is ``skipbo play`` under its own name. In the repository, ``train.py`` and ``evaluate.py``
-are the same commands as scripts.
+Subcommands: ``train``, ``train-rllib``, ``evaluate``, ``curves``, ``play``, ``replay``, ``demo``,
+``bench`` and ``--version``; each takes ``--help``. A command whose optional extra is missing
+says, in one line, which one to install (:func:`skipbo_env.extras.missing_extra_line`).
+``skipbo-play`` is ``skipbo play`` under its own name; in the repository, ``train.py`` and
+``evaluate.py`` are the same commands as scripts.
 """
 
 from __future__ import annotations

@@ -1,32 +1,11 @@
 """Pictures of a game: the table drawn as an RGB frame, and a small window to show frames.
 
-:func:`draw_view` draws what one seat may see (built from a
-:class:`~skipbo_env.rules.SeatView`, so no hidden card can reach the picture);
-:func:`draw_state` draws the full table (every hand face up);
-:func:`draw_table` is what the envs render (``seat`` or ``None`` for the full
-table, as :func:`skipbo_env.render.render_table` for text). Each returns an
-``np.uint8`` array of shape ``(H, W, 3)``; the size depends only on the number
-of players (:func:`frame_shape`), so the frames of one game make a video. The
-functions are pure (no env, no global state), so the envs, the docs and a web
-page can share them.
-
-The cards look like the printed deck: a white card with its number in blue
-(1-4), green (5-8) or red (9-12), and the Skip-Bo wild card (``SB``) in its own
-orange. A card nobody at the table may see (another seat's hand, the draw
-pile) shows its back. Building piles show the number they have reached (a
-wild played there counts as that number, as at the table). Discard piles fan
-out downwards with their top card whole; a pile longer than
-:data:`FAN_CARDS` shows its top cards and its size.
-
-Why Pillow: it is the Python imaging library every stack already carries
-(matplotlib and torchvision depend on it), it is actively maintained with
-wheels for every platform, draws shapes and text without a display or a GUI
-toolkit (so frames are made on headless training machines), and
-``np.asarray(image)`` gives the frame directly. It is an optional extra
-(``pip install "skipbo-env[render]"``); importing this module does not load
-it, and drawing without it raises an :class:`ImportError` naming the extra.
-The ``"human"`` window (:class:`TableWindow`) is Tk from the standard library,
-fed by Pillow's own ``ImageTk`` bridge, so it needs no further package.
+:func:`draw_view` draws what one seat may see (from its :class:`~skipbo_env.rules.SeatView`, so no
+hidden card can reach the picture), :func:`draw_state` the full table, :func:`draw_table` what
+the envs render. Each returns an ``np.uint8`` array ``(H, W, 3)`` whose size depends only on the
+number of players (:func:`frame_shape`); the functions are pure. Drawing needs Pillow (the
+``render`` extra; importing this module does not load it); :class:`TableWindow` is Tk.
+docs/environments.md ("Rendering") shows what the frames look like.
 """
 
 from __future__ import annotations
@@ -316,7 +295,9 @@ def _paint(table: _Table) -> np.ndarray:
     for seat in range(config.num_players):
         row = layout.row_box(seat)
         if (seat == table.current and table.winner is None and not table.truncated) or seat in winners:
-            draw.rounded_rectangle((row[0] + 4, row[1] + 2, row[2] - 5, row[3] - 3), radius=8, outline=HIGHLIGHT, width=2)
+            draw.rounded_rectangle(
+                (row[0] + 4, row[1] + 2, row[2] - 5, row[3] - 3), radius=8, outline=HIGHLIGHT, width=2
+            )
         # the header's title names the viewing seat, so its own row is tagged as in the full table
         tag = seat_tag(config, seat, None if seat == table.seat else table.seat)
         tags = [tag] if tag else []

@@ -1,26 +1,11 @@
-"""Tournaments between agents: ``skipbo evaluate --agents heuristic greedy --games 2000 --seed 0``
-(in the repository also ``python evaluate.py ...``).
+"""Tournaments between agents: ``skipbo evaluate`` (in the repository also ``python evaluate.py``).
 
-Agents are scripted names (``random``, ``greedy``, ``heuristic``), shipped trained agents
-(``ppo-2p``) or paths to
-agent files (``.safetensors``, written by ``train.py --export``); with
-``--allow-pickle`` also MaskablePPO checkpoints (.zip) and RLlib checkpoint
-folders, which are pickles and can run code when loaded. Seats rotate and
-deals are paired: every deal is replayed in each seating, so every agent
-plays every seat, and moves first, equally often. With fewer agents than
-seats the agents are cycled over the seats (4 players, 2 agents: A B A B
-and B A B A; in the partner game the partners are the same agent). Prints markdown tables and writes
-``results.json``, ``agents.csv``, ``games.csv`` and ``win_rates.png`` to
-``--out``. The work is in :func:`skipbo_env.agents.tournament.run_tournament`; see
-docs/baselines.md. It needs the ``train`` extra (the progress bar, the plots): without it the
-command says so in one line before it plays.
-
-``--ladder A B C ...`` plays a round robin instead: every pair of the agents in its own
-tournament of ``--games`` games (``--pair-games A:B=N`` for particular pairs), then pairwise
-win rates and OpenSkill ratings pooled over all the games
-(:func:`skipbo_env.agents.ladder.run_ladder`); it writes ``ladder.json``, ``ladder.md``,
-``ladder.png`` and ``games.csv`` (every game of every pair) to ``--out``. ``--reuse DIR`` takes
-the pairs an earlier ladder (its ``--out``) already played instead of playing them again.
+Agents are scripted or shipped names, or agent files (``--allow-pickle`` also takes MaskablePPO
+and RLlib checkpoints, which can run code). Seats rotate and deals are paired; the command prints
+markdown tables and writes ``results.json``, ``agents.csv``, ``games.csv`` and ``win_rates.png``
+(:func:`skipbo_env.agents.tournament.run_tournament`). ``--ladder A B C ...`` plays a round robin
+with OpenSkill ratings (:func:`skipbo_env.agents.ladder.run_ladder`; ``--pair-games``,
+``--reuse``). Needs the ``train`` extra. See docs/baselines.md.
 """
 
 from __future__ import annotations
@@ -228,7 +213,7 @@ def _refuse_bad_settings(parser: argparse.ArgumentParser, exc: BaseException) ->
 
 
 def ladder_main(parser: argparse.ArgumentParser, args: argparse.Namespace, config: GameConfig) -> int:
-    """``--ladder``: play the round robin, print its tables, write ``ladder.json``/``.md``/``.png`` and ``games.csv``."""
+    """``--ladder``: play the round robin, print its tables, write ``ladder.{json,md,png}`` and ``games.csv``."""
     specs = tuple(os.fspath(a) for a in args.ladder)
     pair_games: dict[tuple[str, str], int] = {}
     for text in args.pair_games:

@@ -1,19 +1,11 @@
 """Optional extras: what each needs, and the error that names a missing one.
 
-``pip install skipbo-env`` gives the rules, the envs and the scripted agents
-(numpy, gymnasium, pettingzoo). The other features are extras
-(``pyproject.toml``): ``fast`` (the compiled batched engine and vector envs:
-numba), ``train`` (trained agents, tournaments, training: torch,
-stable-baselines3, sb3-contrib, safetensors, ...), ``render`` (frames for
-``render_mode="rgb_array"``), ``web`` (the browser table), ``rllib``, and
-``all``. A feature whose extra is missing raises :func:`missing_extra`'s
-ImportError, which names the extra and the install command; a command line turns it, or
-any other import of a module an extra provides (:data:`EXTRA_OF_MODULE`), into one line
-(:func:`missing_extra_line`).
-
-The documentation's address (:data:`DOCS_URL`, :func:`docs_url`) is here too, for the
-messages and help texts that point a user to a page, with the help layout that keeps such a
-link whole (:class:`HelpFormatter`).
+The base install gives the rules, the envs and the scripted agents; ``fast``, ``train``,
+``render``, ``web``, ``rllib`` and ``all`` add the rest (``pyproject.toml``). A feature whose extra
+is missing raises :func:`missing_extra`'s ImportError naming the extra and its install command; a
+command line turns it, or an import of a module an extra provides (:data:`EXTRA_OF_MODULE`), into
+one line (:func:`missing_extra_line`). The docs' address (:data:`DOCS_URL`, :func:`docs_url`) and
+the help layout that keeps a link whole (:class:`HelpFormatter`) are here too.
 """
 
 from __future__ import annotations

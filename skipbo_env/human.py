@@ -1,21 +1,10 @@
 """A person at the terminal: move keys, the table they see, and their player.
 
-Move keys are short codes typed by a person; building and discard piles are
-numbered 1 to 4 (the rules count from 0)::
-
-    h5>2    hand 5 onto building pile 2        (hSB>1 or hW>1: a hand wild)
-    s>3     own stock top onto building pile 3
-    d2>1    top of own discard pile 2 onto building pile 1
-    ps>1    partner's stock top onto building pile 1        (partner game)
-    pd3>2   top of partner's discard pile 3 onto building pile 2
-    x7>4    discard hand 7 onto own discard pile 4 (ends the turn)
-    e       end the turn with an empty hand (R21)
-
-:func:`parse_key` turns a key into the rules' typed move and :func:`move_key`
-does the reverse; legality always comes from the rules (``view.legal_moves()``).
-:class:`HumanPlayer` is a rules ``Player`` (a seat view in, a move out): it
-shows the table from ``state.view(seat)`` only, lists the legal moves with
-their keys, and asks again after malformed or illegal input.
+Move keys are short codes (``h5>2``: hand 5 onto building pile 2; ``x7>4``: discard hand 7 onto
+discard pile 4; piles numbered from 1); docs/play.md lists them all. :func:`parse_key` turns a
+key into the rules' typed move and :func:`move_key` does the reverse; legality comes from the
+rules. :class:`HumanPlayer` is a rules ``Player``: it shows the table from ``state.view(seat)``
+only, lists the legal moves with their keys, and asks again after malformed or illegal input.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """Play Skip-Bo against agents in the terminal, or step through a recorded game.
 
-Examples::
-
-    skipbo play --opponents heuristic          # you against one agent
-    skipbo play --opponents turn-2p greedy --seed 7 --save game.json
-    skipbo play --partner --opponents greedy    # 4 players, partners opposite
-    skipbo replay game.json                     # full-information replay
-
-(``skipbo-play`` and ``python -m skipbo_env.play`` are the same program.)
-
-The person's seat sees only its seat view (``state.view(seat)``); opponents
-are agents (``act(observation) -> int``, any spec :func:`skipbo_env.agents.load_agent`
-accepts), and the game runs through the one game loop,
-:class:`skipbo_env.episode.GameLoop`, in which the person's seat has no agent: the loop
-waits there for the move the person types.
-Move keys and the table are described in :mod:`skipbo_env.human` and
-docs/play.md. Games are saved, and replayed, as :class:`~skipbo_env.records.GameRecord`
-JSON files, the same format ``evaluate.py`` writes.
+``skipbo play --opponents heuristic`` plays you against an agent; ``skipbo replay game.json``
+replays a record (``skipbo-play`` and ``python -m skipbo_env.play`` are the same program). The
+person's seat sees only its seat view; opponents are any spec
+:func:`skipbo_env.agents.load_agent` accepts, and the game runs through
+:class:`skipbo_env.episode.GameLoop`, whose person's seat has no agent. Games are saved as
+:class:`~skipbo_env.records.GameRecord` JSON files. See docs/play.md.
 """
 
 from __future__ import annotations

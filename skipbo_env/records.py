@@ -1,21 +1,10 @@
 """Game records: a dealt game plus its moves, saved as JSON and replayed exactly.
 
-Format (``"format": "skipbo-record"``, version 1)::
-
-    {
-      "format": "skipbo-record", "version": 1,
-      "players": ["greedy", "random"],      # a label per seat
-      "initial_state": {...},                # state dict (docs/state-format.md) before the first move
-      "moves": [{"kind": "play", ...}, ...], # move dicts, in order
-      "result": {"winner": 0, "winners": [0], "truncated": false, "turns": 57, "points": [140, 0]}
-    }
-
-The initial state holds the deal and the game's generator, so replaying the
-moves reproduces every reshuffle (R19) and ends in the same final state.
-``result`` is informative; :meth:`GameRecord.from_dict` checks it against the replay.
-Like every machine format of the package, a record counts from 0: seats, pile numbers in the
-move dicts, and ``turns`` (the rules' turn counter at the end: a game won in its 58th turn
-says 57). What people read counts turns and piles from 1 (:mod:`skipbo_env.render`).
+A record (``"format": "skipbo-record"``, version 1) holds a label per seat, the state dict before
+the first move (the deal and the game's generator, so replaying reproduces every reshuffle), the
+move dicts in order and an informative ``result`` that :meth:`GameRecord.from_dict` checks
+against the replay. Like every machine format of the package it counts from 0 (seats, piles,
+``turns``). docs/play.md ("Records and replay") shows the format.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Registering ``SkipBo-v0`` with Gymnasium and ``skipbo_v0`` with PettingZoo, as both document it.
 
-``import skipbo_env`` calls :func:`register_installed`: for each of Gymnasium and PettingZoo that
-is installed, it imports the library and registers the id there, at once. That is how Gymnasium
-documents third-party envs: the package registers its ids when it is imported
-(``gymnasium.register_envs(skipbo_env)`` only keeps an editor from calling that import unused),
-and an id of the form ``"skipbo_env:SkipBo-v0"`` makes ``gymnasium.make`` import the package
-first. So the ids resolve whichever of the libraries and the package is imported first. The
-entry points are strings: registering loads neither env module.
-
-A library that is not installed is skipped, so ``import skipbo_env.rules`` works with numpy alone
-(``.ci/check-rules-numpy-only``). Where the libraries are installed, importing the package
-imports them too (docs/environments.md gives the cost).
+``import skipbo_env`` calls :func:`register_installed`: for each of the two libraries that is
+installed, it imports it and registers the id there (string entry points: neither env module
+loads). A library that is not installed is skipped, so ``import skipbo_env.rules`` works with
+numpy alone. docs/environments.md ("Registration") gives the details and the cost.
 """
 
 from __future__ import annotations

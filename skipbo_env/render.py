@@ -87,7 +87,8 @@ def render_state(state: GameState) -> str:
         stock = state.stocks[seat]
         tag = seat_tag(state.config, seat)
         lines.append(
-            f"player_{seat}{' (' + tag + ')' if tag else ''}: stock {_top(stock[-1] if stock else None)} ({len(stock)} left), "
+            f"player_{seat}{' (' + tag + ')' if tag else ''}: "
+            f"stock {_top(stock[-1] if stock else None)} ({len(stock)} left), "
             f"hand {_cards(state.hand_cards(seat))}, {_discards(state.discards[seat])}"
         )
     return "\n".join(lines)

@@ -1,27 +1,11 @@
 """Gymnasium single-agent env ``SkipBo-v0``: one learner against configured opponents.
 
-The env drives a :class:`skipbo_env.aec.raw_env`, so the rules, the
-observation, the action table and every reward come from the same place as
-in the AEC env. The learner sits in one seat; every other seat is played by
-an opponent inside :meth:`SkipBoSingleEnv.reset` (when opponents move
-first) and :meth:`SkipBoSingleEnv.step` (after the learner's turn ends).
-
-* Observation: the learner's observation **vector** (a flat float32
-  ``Box``, what SB3 policies take). The legal-action mask is not in the
-  observation: :meth:`SkipBoSingleEnv.action_masks` returns it as a bool
-  array (the method sb3-contrib's ``MaskablePPO`` calls), and ``info``
-  carries it as ``info["action_mask"]`` (int8).
-* Reward (the episode contract, :mod:`skipbo_env.episode`): the learner's
-  own AEC reward summed over everything that happened since its last
-  action: +1 when its side wins (partner game: its team), -1 when any other
-  side wins, 0 on truncation (turn or move limit), plus shaping when
-  ``reward_shaping=True``. Another seat's reward is never handed back.
-* Illegal learner action: ``illegal_action="raise"`` (default) raises the
-  rules' :class:`~skipbo_env.rules.IllegalMoveError` and changes nothing;
-  ``illegal_action="lose"`` ends the episode (``terminated=True``) with
-  reward -1 and ``info["illegal_action"] = True``, which is what
-  Gymnasium's and SB3's env checkers need (they step with unmasked random
-  actions).
+The env drives a :class:`skipbo_env.aec.raw_env`, so rules, observation, action table and rewards
+come from the same place; the other seats are played inside ``reset`` and ``step``. The
+observation is the learner's flat float32 vector; the mask is :meth:`SkipBoSingleEnv.action_masks`
+(what ``MaskablePPO`` calls) and ``info["action_mask"]``. The reward is the learner's own, summed
+since its last action. An illegal action raises (``"raise"``, default) or ends the episode with
+-1 (``"lose"``, what env checkers need). See docs/environments.md.
 """
 
 from __future__ import annotations

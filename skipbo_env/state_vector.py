@@ -1,17 +1,9 @@
 """The whole table as one ``float32`` vector: PettingZoo's ``state()`` (docs/state-vector.md).
 
-A centralised critic (MAPPO-style training) learns from the global state, not from one seat's
-observation. :func:`encode_state` writes everything on the table, hidden cards included, in
-**absolute** seats (block ``seat{s}`` is seat ``s`` whoever observes): every hand as counts, every
-stock in order (and its top, size and counts), every discard pile in order (and its top, counts
-and size), the building piles with their wilds, the draw and completed piles as counts, whose
-turn it is, the turn and move counters, and how the game ended. The draw pile's and the
-completed pile's order is left out: it is chance still to come, not a position to evaluate.
-
-:func:`state_layout` names every piece (OpenSpiel's observer style, as
-:func:`skipbo_env.encoding.observation_layout` does for observations); :func:`decode_state`
-reads a vector back into :class:`StateFields`, the exact inverse. Sequence pieces hold one
-scalar per card, ``card / 13`` (a wild is 1.0) and 0 for "no card", top first.
+For centralised critics: :func:`encode_state` writes everything on the table, hidden cards
+included, in absolute seats (the draw and completed piles' order left out);
+:func:`state_layout` names every piece and :func:`decode_state` reads a vector back into
+:class:`StateFields`, the exact inverse.
 """
 
 from __future__ import annotations

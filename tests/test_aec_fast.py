@@ -97,7 +97,11 @@ def transcript(env, seed: int, illegal_every: int) -> list:
             action = None
         else:
             mask = obs["action_mask"]
-            pool = np.flatnonzero(mask == 0) if illegal_every and i % illegal_every == illegal_every - 1 else np.flatnonzero(mask)
+            pool = (
+                np.flatnonzero(mask == 0)
+                if illegal_every and i % illegal_every == illegal_every - 1
+                else np.flatnonzero(mask)
+            )
             action = int(pool[rng.integers(len(pool))])
         env.step(action)
     return out

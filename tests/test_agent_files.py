@@ -44,7 +44,8 @@ def _save_model(path: Path, config: GameConfig, policy: str, seed: int = 1) -> P
 
     from skipbo_env.agents.scorer import ScorerPolicy
 
-    kwargs = {"net_arch": [16, 8]} if policy == "mlp" else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]}
+    kwargs = ({"net_arch": [16, 8]} if policy == "mlp"
+              else {"context_arch": [16], "value_arch": [16], "scorer_arch": [8]})
     model = MaskablePPO("MlpPolicy" if policy == "mlp" else ScorerPolicy, TinyEnv(config), n_steps=8, batch_size=8,
                         policy_kwargs=kwargs, seed=seed, device="cpu")
     with torch.no_grad():
@@ -414,7 +415,8 @@ def test_a_declared_network_larger_than_the_file_is_refused_before_it_is_built(t
         raise AssertionError("the declared network was built")
 
     monkeypatch.setattr(agentfile, "_build_policy", tripwire)
-    with pytest.raises(CheckpointError, match=r"declared network needs at least 15\d{7} weights; the file holds 2625\d\d"):
+    with pytest.raises(CheckpointError,
+                       match=r"declared network needs at least 15\d{7} weights; the file holds 2625\d\d"):
         load_agent(str(path), GameConfig())
 
 
@@ -504,8 +506,10 @@ BAD_NET_FILES = {
     "bf16": ("turn-2p", _retype("layers.0.weight", "BF16", 16), r"tensor layers\.0\.weight is BF16\[78848\]"),
     "f8": ("turn-2p", _retype("layers.0.weight", "F8_E4M3", 8), r"is F8_E4M3\[157696\], expected float32"),
     "f4": ("value-6p", _retype("mean", "F4", 4), r"tensor mean is F4\[9400\], expected float32"),
-    "nested": ("turn-2p", _description(TURN, "[" * 30_000 + "]" * 30_000), r"description is not JSON \(maximum recursion"),
-    "5000-digit": ("value-6p", _description(VALUE, '{"format": ' + "9" * 5000 + "}"), r"description is not JSON \(Exceeds"),
+    "nested": ("turn-2p", _description(TURN, "[" * 30_000 + "]" * 30_000),
+               r"description is not JSON \(maximum recursion"),
+    "5000-digit": ("value-6p", _description(VALUE, '{"format": ' + "9" * 5000 + "}"),
+                   r"description is not JSON \(Exceeds"),
     "hidden-objects": ("turn-2p", _description(TURN, json.dumps({
         "format": "skipbo-turn-agent", "format_version": 1, "features_version": 1, "hidden": [[128], {"a": 1}],
         "game": {}, "provenance": {}})), r"hidden must be a list of 1\.\.8 layer sizes"),

@@ -77,7 +77,8 @@ def test_agent_registry_and_errors():
     config = GameConfig()
     assert set(AGENTS) == {"random", "greedy", "heuristic", "stock-chaser", "hand-emptier", "blocker", "high-first"}
     assert isinstance(load_agent("heuristic", config, 0), HeuristicAgent)
-    with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, stock-chaser, hand-emptier, blocker, high-first, ppo-2p, "
+    with pytest.raises(ValueError, match=r"unknown agent 'nope'; known agents: random, greedy, heuristic, "
+                       r"stock-chaser, hand-emptier, blocker, high-first, ppo-2p, "
                        r"turn-2p, ppo-2p-plus, ppo-3p, ppo-4p, ppo-6p, turn-2p-plus, search, or the path"):
         load_agent("nope", config)
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
@@ -378,10 +379,14 @@ def test_ppo_agent_acts_as_model_predict(tmp_path, policy):
 
 
 def test_ppo_checkpoint_for_other_sizes_is_refused(tiny_checkpoint, tmp_path):
-    with pytest.raises(CheckpointError, match=r"tiny\.zip: observation shape \(435,\) does not match this game's \(805,\)"):
+    with pytest.raises(
+        CheckpointError, match=r"tiny\.zip: observation shape \(435,\) does not match this game's \(805,\)"
+    ):
         load_agent(tiny_checkpoint, GameConfig(num_players=4), allow_pickle=True)
     four = _save_tiny_model(GameConfig(num_players=4), tmp_path / "four.zip")
-    with pytest.raises(CheckpointError, match=r"four\.zip: action space Discrete\(125\) does not match this game's Discrete\(145\)"):
+    with pytest.raises(
+        CheckpointError, match=r"four\.zip: action space Discrete\(125\) does not match this game's Discrete\(145\)"
+    ):
         load_agent(four, GameConfig(num_players=4, partner_game=True), allow_pickle=True)
 
 

@@ -33,7 +33,10 @@ def test_a_tiny_run_writes_an_agent_file_that_plays_legal_moves(tmp_path, checke
     assert_plays_legal_moves(path)
     with open(tmp_path / "tiny" / "metrics.csv") as fh:
         rows = list(csv.DictReader(fh))
-    assert [(r["timesteps"], r["opponent"], r["games"]) for r in rows] == [("1024", "greedy", "4"), ("2048", "greedy", "4")]
+    assert [(r["timesteps"], r["opponent"], r["games"]) for r in rows] == [
+        ("1024", "greedy", "4"),
+        ("2048", "greedy", "4"),
+    ]
     with open(tmp_path / "tiny" / "progress.csv") as fh:
         assert [int(r["step"]) for r in csv.DictReader(fh)] == [1024, 2048]
     assert sorted(p.name for p in (tmp_path / "tiny" / "snapshots").iterdir()) == [

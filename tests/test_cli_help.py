@@ -131,7 +131,9 @@ def test_print_config_prints_the_file_as_shipped(capsys):
 def test_config_misuse_is_one_line(argv, capsys):
     assert cli.main(["train", *argv]) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and len(captured.err.splitlines()) == 1 and captured.err.startswith("skipbo train: error: ")
+    assert (
+        captured.out == "" and len(captured.err.splitlines()) == 1 and captured.err.startswith("skipbo train: error: ")
+    )
     if "quik" in argv[-1]:
         assert all(name in captured.err for name in config_names())
 

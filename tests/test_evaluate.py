@@ -216,5 +216,7 @@ def test_report_handles_a_clean_sweep(tmp_path):
 def test_default_output_folder_names_the_variant():
     name = evaluate.default_run_name(("heuristic", "greedy"), GameConfig(num_players=4, partner_game=True), 0)
     assert name == "heuristic-greedy-4p-partner-seed0"
-    assert evaluate.default_run_name(("a",), GameConfig(short_game=True, turn_limit=50), 3) == "a-2p-short-limit50-seed3"
+    assert (
+        evaluate.default_run_name(("a",), GameConfig(short_game=True, turn_limit=50), 3) == "a-2p-short-limit50-seed3"
+    )
     assert evaluate.default_run_name(("a",), GameConfig(stock_size=12), 1) == "a-2p-stock12-seed1"

@@ -54,6 +54,8 @@ def test_prepare_runs_the_warm_up_once_per_worker_in_the_workers(tmp_path):
     assert len(marks) == 2 and all(int(p.name.split("_")[1]) != os.getpid() for p in marks)
 
 
-@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+@pytest.mark.parametrize(
+    "config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"]
+)
 def test_the_evaluation_warm_up_plays_one_deal_of_any_game(config):
     warm_up(config)  # what a training run's evaluation workers run first; it raises on any problem

@@ -105,7 +105,9 @@ def test_a_record_that_is_not_json_names_the_file(tmp_path):
                        ("deep.json", "[" * 100_000 + "]" * 100_000)]:
         path = tmp_path / name
         path.write_bytes(text if isinstance(text, bytes) else text.encode())
-        with pytest.raises(StateError, match=rf"{name}: (not valid JSON|is not UTF-8|not a record: its JSON is nested)"):
+        with pytest.raises(
+            StateError, match=rf"{name}: (not valid JSON|is not UTF-8|not a record: its JSON is nested)"
+        ):
             GameRecord.load(path)
 
 

@@ -77,7 +77,8 @@ def check_checkpoint(game: dict, moves: int, state_dict_of) -> None:
         actual = state_dict_of()
         assert state_hash(actual) == expected, (
             f"state after move {moves} differs from the recording (first divergence after move "
-            f"{moves - game['checkpoint_every']}); now at turn {actual['turn']}, seat {actual['current_player']} to move"
+            f"{moves - game['checkpoint_every']}); now at turn {actual['turn']}, "
+            f"seat {actual['current_player']} to move"
         )
 
 

@@ -139,7 +139,8 @@ def test_import_contracts_hold():
         [
             sys.executable,
             "-c",
-            "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True, no_logo=True))",
+            "import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(no_cache=True, no_logo=True))",
         ],
         cwd=REPO,
         env=env,
@@ -263,3 +264,38 @@ def test_module_names_are_unique_across_the_package():
         if path.name not in ("__init__.py", "__main__.py"):
             names.setdefault(path.stem, []).append(str(path.relative_to(REPO)))
     assert {k: v for k, v in names.items() if len(v) > 1} == {}
+
+
+MAX_MODULE_DOCSTRING_LINES = 10
+# Modules whose docstrings are still being shortened by work in flight elsewhere; empty this
+# list once that work is merged (each entry skips only the length and summary checks).
+DOCSTRING_PENDING = {
+    "skipbo_env/vector/_kernels.py",
+    "skipbo_env/vector/engine.py",
+    "skipbo_env/vector/compiled_heuristic.py",
+}
+
+
+def _docstring_problem(path: Path) -> str | None:
+    doc = ast.get_docstring(ast.parse(path.read_text(), str(path)), clean=True)
+    if not doc:
+        return "no module docstring"
+    lines = doc.splitlines()
+    if len(lines) > 1 and lines[1].strip() and not lines[0].rstrip().endswith("."):
+        return "the first line is not a one-line summary (end it, or leave a blank line after it)"
+    if len(lines) > MAX_MODULE_DOCSTRING_LINES:
+        return f"{len(lines)} lines (at most {MAX_MODULE_DOCSTRING_LINES}; the rest belongs in docs/)"
+    return None
+
+
+def test_module_docstrings_are_short_summaries():
+    """Every module says what it is in a one-line summary, then at most a few lines; essays go to docs/."""
+    modules = [*_sources(), *_sources(REPO / "agents"),
+               *(REPO / name for name in ("train.py", "evaluate.py", "train_rllib.py"))]
+    problems = []
+    for path in modules:
+        name = str(path.relative_to(REPO))
+        problem = _docstring_problem(path)
+        if problem and name not in DOCSTRING_PENDING:
+            problems.append(f"{name}: {problem}")
+    assert problems == [], "module docstrings to shorten:\n" + "\n".join(problems)

@@ -62,7 +62,9 @@ def test_a_written_net_loads_as_an_agent_and_back_unchanged(tmp_path):
     assert all(torch.equal(a, b) for a, b in zip(again.state_dict().values(), net.state_dict().values(), strict=True))
     agent = load_agent(str(path), config)
     obs, mask = positions(config, 50)
-    picked = agent.act_batch([{"observation": o.numpy(), "action_mask": m.numpy()} for o, m in zip(obs, mask, strict=True)])
+    picked = agent.act_batch(
+        [{"observation": o.numpy(), "action_mask": m.numpy()} for o, m in zip(obs, mask, strict=True)]
+    )
     with torch.no_grad():
         assert (np.asarray(picked) == net(obs, mask)[0].argmax(-1).numpy()).all()
 

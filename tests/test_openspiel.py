@@ -182,8 +182,11 @@ def test_refill_and_hand_emptied_draws_are_chance_nodes():
     for card in [5, 5, 5, 5] + [1, 2, 3, 4, 5]:
         state.apply_action(card - 1)
     for card in [1, 2, 3, 4]:  # play the hand 1..4 onto building pile 0
-        state.apply_action(encode_action(move_from_dict({"kind": "play", "source": "hand", "card": card, "build_pile": 0}),
-                                         game.config))
+        state.apply_action(
+            encode_action(
+                move_from_dict({"kind": "play", "source": "hand", "card": card, "build_pile": 0}), game.config
+            )
+        )
     assert not state.is_chance_node()
     state.apply_action(encode_action(move_from_dict({"kind": "play", "source": "hand", "card": 5, "build_pile": 0}),
                                      game.config))
@@ -318,7 +321,9 @@ def _midgame(seed: int, params: dict):
     return game, state
 
 
-@pytest.mark.parametrize("params", [{"players": 2, "stock_size": 8}, {"players": 4, "partner_game": True, "stock_size": 5}])
+@pytest.mark.parametrize(
+    "params", [{"players": 2, "stock_size": 8}, {"players": 4, "partner_game": True, "stock_size": 5}]
+)
 def test_resample_keeps_the_infostate_and_varies_hidden_cards(params):
     game, state = _midgame(3, params)
     seat = state.current_player()

@@ -96,7 +96,9 @@ def test_a_resampled_state_round_trips():
     rng = np.random.default_rng(0)
     sample = state.resample_from_infostate(state.current_player(), lambda: float(rng.random()))
     for _ in range(5):
-        sample.apply_action(sample.legal_actions()[0] if not sample.is_chance_node() else sample.chance_outcomes()[0][0])
+        sample.apply_action(
+            sample.legal_actions()[0] if not sample.is_chance_node() else sample.chance_outcomes()[0][0]
+        )
     again = game.deserialize_state(sample.serialize())
     assert str(again) == str(sample) and again.history() == sample.history()
     assert again.information_state_string(1) == sample.information_state_string(1)

@@ -34,7 +34,11 @@ def test_a_phase_may_switch_the_pipeline_the_self_play_schedule_and_the_eval_wor
     cfg = TrainConfig.from_dict(data)
     later = cfg.at(128)
     assert not cfg.at(0).pipeline and later.pipeline and later.eval.workers == 2
-    assert (later.opponents.selfplay_weight, later.opponents.selfplay_pool, later.opponents.selfplay_every) == (0.5, 3, 64)
+    assert (later.opponents.selfplay_weight, later.opponents.selfplay_pool, later.opponents.selfplay_every) == (
+        0.5,
+        3,
+        64,
+    )
 
 
 @pytest.mark.parametrize("phases, field", [
@@ -77,7 +81,9 @@ def test_a_phased_run_is_deterministic(tmp_path):
         run_training(cfg, progress=False)
         model_file, _ = load_latest(tmp_path / name)
         results.append((tmp_path / name / "metrics.csv").read_text().split("\n"))
-    strip = [[",".join(c for i, c in enumerate(row.split(",")) if i != 1) for row in r] for r in results]  # no wall time
+    strip = [
+        [",".join(c for i, c in enumerate(row.split(",")) if i != 1) for row in r] for r in results
+    ]  # no wall time
     assert strip[0] == strip[1]
 
 
@@ -134,7 +140,9 @@ def test_the_plus_recipe_runs_its_stretches_at_small_scale(tmp_path):
     result = run_training(TrainConfig.from_dict(data), progress=False)
     assert result["timesteps"] == 640
     _, state = load_latest(tmp_path / "plus_2p")
-    assert [Path(p).name for p in state.pool] == [f"snapshot_{s:010d}.zip" for s in (386, 448, 512)]  # self-play stretch
+    assert [Path(p).name for p in state.pool] == [
+        f"snapshot_{s:010d}.zip" for s in (386, 448, 512)
+    ]  # self-play stretch
     with open(tmp_path / "plus_2p" / "metrics.csv", newline="") as fh:
         evaluated = sorted({int(r["timesteps"]) for r in csv.DictReader(fh)})
     assert evaluated == [0, 128, 256, 384, 512, 640]

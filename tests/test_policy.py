@@ -225,8 +225,11 @@ def test_checkpoint_of_other_features_version_is_refused(tmp_path):
         PPOAgent(tmp_path / "v2.zip", GameConfig(), allow_pickle=True)
 
 
-@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)],
-                         ids=["2p", "3p", "4p-partner"])
+@pytest.mark.parametrize(
+    "config",
+    [GameConfig(), GameConfig(num_players=3), GameConfig(num_players=4, partner_game=True)],
+    ids=["2p", "3p", "4p-partner"],
+)
 def test_scorer_forward_equals_the_feature_row_reference(config):
     """The forward pass projects the per-state tables and sums them per action (one
     matmul) instead of building the [B, actions, 144] rows; same logits up to float rounding,
@@ -256,7 +259,9 @@ def test_scorer_forward_equals_the_feature_row_reference(config):
     assert torch.allclose(grads[0], grads[1], atol=1e-3, rtol=1e-4)
 
 
-@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+@pytest.mark.parametrize(
+    "config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"]
+)
 def test_masked_policy_pass_gives_the_full_pass_distribution_and_gradients(config):
     """With action masks, ScorerPolicy scores only the legal actions (ActionScorer.masked_forward):
     PPO's values, log-probabilities, entropies and every parameter's gradient equal those of the
@@ -286,7 +291,9 @@ def test_masked_policy_pass_gives_the_full_pass_distribution_and_gradients(confi
     assert torch.allclose(probs.sum(-1), torch.ones(len(x))) and (probs[~masks] < 1e-6).all()
 
 
-@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+@pytest.mark.parametrize(
+    "config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"]
+)
 def test_pair_logits_are_the_forward_pass_at_the_legal_actions(config):
     """The search's network opponents score only the legal actions (ActionScorer.pair_logits,
     PPOAgent.greedy_actions): the forward pass's logits at those entries and its greedy choice."""
@@ -323,7 +330,9 @@ def test_pair_logits_are_the_forward_pass_at_the_legal_actions(config):
             agent.greedy_actions(x.numpy()[:1], np.zeros((1, masks.shape[1]), bool))
 
 
-@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+@pytest.mark.parametrize(
+    "config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"]
+)
 def test_rollouts_and_updates_compute_sb3s_masked_distribution_bit_for_bit(config):
     """ScorerPolicy.forward with masks (what a rollout calls) draws its actions without sb3-contrib's
     distribution objects: the same actions from the same torch generator state, and the same
@@ -375,7 +384,9 @@ def test_an_agent_files_network_plays_only():
         agent.policy.optimizer.step()
 
 
-@pytest.mark.parametrize("config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"])
+@pytest.mark.parametrize(
+    "config", [GameConfig(), GameConfig(num_players=4, partner_game=True)], ids=["2p", "4p-partner"]
+)
 def test_the_full_pass_sums_each_actions_rows_as_the_selection_product_does(config):
     """The full pass sums each action's projected table rows one by one in increasing row order
     instead of multiplying by the 0/1 selection matrix: the same numbers to the bit here (the

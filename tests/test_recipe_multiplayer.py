@@ -15,7 +15,11 @@ from skipbo_env.training.settings import TrainConfig
 
 pytest.importorskip("numba")
 ROOT = Path(__file__).resolve().parents[1]
-RECIPES = {3: ROOT / "configs" / "ppo_3p.yaml", 4: ROOT / "configs" / "ppo_4p.yaml", 6: ROOT / "configs" / "ppo_6p.yaml"}
+RECIPES = {
+    3: ROOT / "configs" / "ppo_3p.yaml",
+    4: ROOT / "configs" / "ppo_4p.yaml",
+    6: ROOT / "configs" / "ppo_6p.yaml",
+}
 
 
 def tiny(recipe: Path, tmp_path: Path, **changes) -> TrainConfig:

@@ -82,7 +82,9 @@ def check_golden(frame: np.ndarray, name: str) -> None:
     reference = np.asarray(Image.open(path).convert("RGB"))
     assert reference.shape == frame.shape
     diff = np.abs(reference.astype(np.int16) - frame.astype(np.int16)).mean()
-    assert diff < MAX_MEAN_DIFF, f"{name}: mean difference {diff:.2f} (set SKIPBO_UPDATE_RENDER_GOLDEN=1 after a deliberate change)"
+    assert diff < MAX_MEAN_DIFF, (
+        f"{name}: mean difference {diff:.2f} (set SKIPBO_UPDATE_RENDER_GOLDEN=1 after a deliberate change)"
+    )
 
 
 # ------------------------------------------------------------ frames from the envs

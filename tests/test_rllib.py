@@ -275,8 +275,8 @@ def test_train_rllib_eval_every_writes_the_learning_curve_in_train_py_columns(tm
     out = tmp_path / "curve"
     argv = ["--env", "stock_size=3", "--env", "turn_limit=60", "--opponents", "greedy", "--no-vector", "--iterations",
             "3", "--num-env-runners", "0", "--train-batch-size", "200", "--minibatch-size", "100", "--num-epochs", "1",
-            "--module", "mlp", "--hidden", "32", "--eval-every", "2", "--eval-games", "6", "--eval-against", "random", "greedy",
-            "--out", str(out)]
+            "--module", "mlp", "--hidden", "32", "--eval-every", "2", "--eval-games", "6",
+            "--eval-against", "random", "greedy", "--out", str(out)]
     assert train_rllib.main(argv) == 0
     printed = capsys.readouterr().out
     lines = iteration_lines(printed)
@@ -330,7 +330,8 @@ def test_scorer_weights_go_into_the_learner_and_come_back_out():
     try:
         algo = build_ppo_config(config.to_dict(), opponents=("greedy",), vector=True, num_env_runners=0,
                                 envs_per_runner=2, train_batch_size=64, minibatch_size=32, num_epochs=1,
-                                scorer_sizes={"context_arch": [32], "scorer_arch": [8], "value_arch": [16]}).build_algo()
+                                scorer_sizes={"context_arch": [32], "scorer_arch": [8], "value_arch": [16]},
+                                ).build_algo()
         torch.manual_seed(7)
         net = ScorerNet.for_game(config, context_arch=(32,), scorer_arch=(8,), value_arch=(16,))
         mid = learner_id(vector=True)
@@ -339,7 +340,8 @@ def test_scorer_weights_go_into_the_learner_and_come_back_out():
         for (name, a), b in zip(net.state_dict().items(), back.state_dict().values(), strict=True):
             assert torch.equal(a, b), name
         runner_net = algo.get_module(mid).net
-        assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), runner_net.state_dict().values(), strict=True))
+        pairs = zip(net.state_dict().values(), runner_net.state_dict().values(), strict=True)
+        assert all(torch.equal(a, b) for a, b in pairs)
         algo.stop()
     finally:
         ray.shutdown()
@@ -366,7 +368,8 @@ def test_scorer_module_masks_illegal_actions_and_scores_rows_without_any():
         out = module.forward_inference(batch)
         values = module.compute_values(batch)
     logits = out["action_dist_inputs"]
-    assert bool((logits[:2][mask[:2] == 0] == MASKED_LOGIT).all()) and bool((logits[:2][mask[:2] == 1] > MASKED_LOGIT).all())
+    assert bool((logits[:2][mask[:2] == 0] == MASKED_LOGIT).all())
+    assert bool((logits[:2][mask[:2] == 1] > MASKED_LOGIT).all())
     assert bool((logits[2] > MASKED_LOGIT).all())
     assert torch.allclose(out["embeddings"], values)
 

@@ -130,7 +130,9 @@ def test_r3_r4_r7_r8_places_at_the_start():
 
 
 def test_r8_first_hand_comes_from_the_top_of_the_draw_pile():
-    deck = deal_deck([[1] * 12 + [2] * 12 + [3] * 6, [3] * 6 + [11] * 12 + [WILD] * 12], draw_top=[4, 5, 6, 7, 8, 9, 10])
+    deck = deal_deck(
+        [[1] * 12 + [2] * 12 + [3] * 6, [3] * 6 + [11] * 12 + [WILD] * 12], draw_top=[4, 5, 6, 7, 8, 9, 10]
+    )
     state = new_game(GameConfig(first_player=0), deck=deck)
     assert state.hand_cards(0) == [6, 7, 8, 9, 10]
     assert state.draw_pile[-2:] == [4, 5]

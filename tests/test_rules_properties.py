@@ -138,7 +138,9 @@ def _check_transition(before: _Before, move, after: GameState, events: Counter) 
         if move.source in (Source.PARTNER_STOCK, Source.PARTNER_DISCARD):
             events["partner play"] += 1
         completes = before.building_values[move.build_pile] == 11
-        assert after.building_values()[move.build_pile] == (0 if completes else before.building_values[move.build_pile] + 1)
+        assert after.building_values()[move.build_pile] == (
+            0 if completes else before.building_values[move.build_pile] + 1
+        )
         events["pile completed"] += completes
         if after.winner is not None:
             events["win"] += 1

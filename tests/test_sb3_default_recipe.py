@@ -39,4 +39,7 @@ def test_the_recipe_runs_at_small_scale(tmp_path):
     data["eval"].update(every=64, games=2)
     assert run_training(TrainConfig.from_dict(data), progress=False)["timesteps"] == 128
     with open(tmp_path / "sb3_default_2p" / "metrics.csv", newline="") as fh:
-        assert [(int(r["timesteps"]), r["opponent"]) for r in csv.DictReader(fh)] == [(64, "heuristic"), (128, "heuristic")]
+        assert [(int(r["timesteps"]), r["opponent"]) for r in csv.DictReader(fh)] == [
+            (64, "heuristic"),
+            (128, "heuristic"),
+        ]

@@ -36,8 +36,12 @@ def _play(config: GameConfig, agents, seed: int, limit: int = 100_000) -> tuple[
 
 @pytest.mark.parametrize(
     "config",
-    [GameConfig(), GameConfig(num_players=3, short_game=True), GameConfig(num_players=4, partner_game=True, short_game=True),
-     GameConfig(num_players=6, short_game=True)],
+    [
+        GameConfig(),
+        GameConfig(num_players=3, short_game=True),
+        GameConfig(num_players=4, partner_game=True, short_game=True),
+        GameConfig(num_players=6, short_game=True),
+    ],
     ids=["2p", "3p-short", "4p-partner-short", "6p-short"],
 )
 def test_every_action_is_legal_over_full_games(config):
@@ -188,8 +192,11 @@ def test_rollout_agents_play_legal_games(rollout):
     assert agents[0].settings.rollout == rollout
 
 
-@pytest.mark.parametrize("config", [GameConfig(num_players=3, short_game=True),
-                                    GameConfig(num_players=4, partner_game=True, short_game=True)], ids=["3p", "4p-partner"])
+@pytest.mark.parametrize(
+    "config",
+    [GameConfig(num_players=3, short_game=True), GameConfig(num_players=4, partner_game=True, short_game=True)],
+    ids=["3p", "4p-partner"],
+)
 def test_opponent_styles_model_the_other_sides_in_the_rollouts(config):
     """World j plays the opponents with style j % 3 of ``opponent_styles``; the own side (the
     partner too) keeps the own weights; whole games stay legal and repeat for a seed."""
@@ -359,7 +366,9 @@ def test_search_regret_benchmark_runs(tmp_path):
     for row in result["rows"]:
         assert row["picks"] == result["positions_compared"] and row["regret"] >= 0 and 0 <= row["agreement"] <= 1
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    bad = subprocess.run([sys.executable, "benchmarks/search_regret.py", "--worlds", "0"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "benchmarks/search_regret.py", "--worlds", "0"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "worlds must be in 1.." in bad.stderr
 
 
@@ -410,7 +419,9 @@ def test_network_opponents_option():
 
     config = GameConfig()
     default = _search(config, worlds=4, candidates=2)
-    assert default.settings.net_opponents == DEFAULT_NET_OPPONENTS > 0 and default._net_worlds == 1  # the 2-player default
+    assert (
+        default.settings.net_opponents == DEFAULT_NET_OPPONENTS > 0 and default._net_worlds == 1
+    )  # the 2-player default
     assert _search(GameConfig(num_players=3), worlds=4, candidates=2).settings.net_opponents == 0.0  # no network for 3
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="net_opponents must be a share"):

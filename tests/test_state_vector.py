@@ -251,7 +251,11 @@ def _doc_table_rows(text: str, first_header: str) -> list[list[str]]:
 
 def test_state_vector_doc_matches_the_layout():
     text = (DOCS / "state-vector.md").read_text()
-    for config in (GameConfig(num_players=2), GameConfig(num_players=3, stock_size=7), GameConfig(num_players=6, partner_game=True)):
+    for config in (
+        GameConfig(num_players=2),
+        GameConfig(num_players=3, stock_size=7),
+        GameConfig(num_players=6, partner_game=True),
+    ):
         layout = state_layout(config)
         n, stock, capacity = config.num_players, config.stock_size, discard_capacity(config)
         width = 153 + stock + 4 * capacity

@@ -148,8 +148,8 @@ def test_bad_and_stale_requests_get_4xx_and_change_nothing(api):
     post(move, {"seat": 0, "token": token, "action": "3"}, 400, "integer")
     post(move, {"seat": 0, "token": token, "action": True}, 400, "integer")
     post(move, {"seat": 0, "token": token, "key": "zz>9"}, 400)
-    post(move, {"seat": 0, "token": token, "key": "h12>1" if "h12>1" not in {m["key"] for m in before["legal"]} else "x13>9"},
-         422 if "h12>1" not in {m["key"] for m in before["legal"]} else 400)
+    unlisted = "h12>1" not in {m["key"] for m in before["legal"]}
+    post(move, {"seat": 0, "token": token, "key": "h12>1" if unlisted else "x13>9"}, 422 if unlisted else 400)
     post(move, {"seat": 0, "token": token}, 400, "send a move")
     post(move, {"seat": 0, "token": "wrong", "action": min(legal_ids)}, 403, "token")
     post(move, {"seat": 1, "token": token, "action": min(legal_ids)}, 400, "human seats")
@@ -579,7 +579,8 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
     web, client = make(agent_paths=[mine])
     offer = client.get("/api/agents").json()
     assert "my_agent" in offer["trained"] and "ppo-2p" in offer["trained"]
-    assert offer["scripted"] == ["random", "greedy", "heuristic", "stock-chaser", "hand-emptier", "blocker", "high-first"]
+    assert offer["scripted"] == ["random", "greedy", "heuristic",
+                                 "stock-chaser", "hand-emptier", "blocker", "high-first"]
     assert offer["search"] == ["search"] and not set(offer["trained"]) & {*offer["scripted"], "search"}
     helptext = " ".join(build_parser().format_help().split())
     assert "--allow-pickle" in helptext and "arbitrary code" in helptext
@@ -587,7 +588,9 @@ def test_agents_on_offer_and_pickles_need_the_flag(tmp_path):
 
 BROWSER_TABLES = [
     ("random", 2, False), ("greedy", 2, False), ("heuristic", 3, False), ("ppo-2p", 2, False),
-    ("ppo-2p-plus", 2, False), ("turn-2p", 2, False), ("turn-2p-plus", 2, False), ("ppo-3p", 3, False), ("ppo-4p", 4, False), ("ppo-6p", 6, False), ("search", 2, False), ("search", 3, False), ("search", 4, True), ("search", 6, False),
+    ("ppo-2p-plus", 2, False), ("turn-2p", 2, False), ("turn-2p-plus", 2, False), ("ppo-3p", 3, False),
+    ("ppo-4p", 4, False), ("ppo-6p", 6, False), ("search", 2, False), ("search", 3, False), ("search", 4, True),
+    ("search", 6, False),
 ]
 """Every shipped agent at a table it plays: each trained network at its number of seats, search at 2 and more."""
 

@@ -158,7 +158,9 @@ def test_malformed_requests_get_4xx_json_never_500():
             refused(client.post(f"/api/games/{gid}/move", json=body))
     for seats in [["human", {"a": 1}], ["human", ["greedy"]], ["human", None], ["human", 3], [{"a": 1}, "greedy"],
                   ["human", "greedy\u0000"], ["human", "\ud800"]]:
-        r = client.post("/api/games", content=json.dumps({"seats": seats}), headers={"Content-Type": "application/json"})
+        r = client.post(
+            "/api/games", content=json.dumps({"seats": seats}), headers={"Content-Type": "application/json"}
+        )
         error = refused(r, 400)
         assert "seat" in error or "not Unicode" in error
     assert json.dumps(game.state.to_dict(), sort_keys=True) == before

@@ -452,7 +452,9 @@ def _activation_name(path: Path, activation: Any) -> str:
     by_class: dict[object, str] = {v: k for k, v in ACTIVATIONS.items()}  # looked up by any __name__, or None
     name = by_class.get(getattr(activation, "__name__", None))
     if name is None or getattr(activation, "__module__", "").split(".")[0] != "torch":
-        raise CheckpointError(path, f"cannot write activation {activation!r} (agent files know {', '.join(ACTIVATIONS)})")
+        raise CheckpointError(
+            path, f"cannot write activation {activation!r} (agent files know {', '.join(ACTIVATIONS)})"
+        )
     return name
 
 

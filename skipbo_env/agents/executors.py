@@ -332,4 +332,5 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-__all__ = ["MAX_RETRIES", "RAY_ADDRESS", "check_ray_address", "ChunkRunner", "InProcess", "LocalPool", "RayTasks", "open_runner", "run_chunks"]
+__all__ = ["MAX_RETRIES", "RAY_ADDRESS", "check_ray_address", "ChunkRunner", "InProcess", "LocalPool", "RayTasks",
+           "open_runner", "run_chunks"]

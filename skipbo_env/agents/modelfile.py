@@ -1,11 +1,10 @@
-"""What every model file shares: the one checkpoint error, the safetensors header read before any
-tensor, and the check that a network fits a game.
+"""What every model file shares: the checkpoint error, the header read, the fit to a game.
 
 Agent files (:mod:`.agentfile`), network files (:mod:`.netfile`), MaskablePPO checkpoints
-(:mod:`.ppo`), RLlib checkpoints (:mod:`.rllib_agent`) and the training runs that write them all raise
-:class:`CheckpointError`; the safetensors loaders read a file's description and its tensors' names,
-dtypes and shapes with :func:`read_header` (a regular file of a bounded size, no tensor read); the
-PPO loaders check a network's spaces with :func:`check_spaces`.
+(:mod:`.ppo`), RLlib checkpoints (:mod:`.rllib_agent`) and the training runs that write them all
+raise :class:`CheckpointError`; :func:`read_header` reads a safetensors file's description and
+its tensors' names, dtypes and shapes (a regular file of bounded size, no tensor read);
+:func:`check_spaces` checks a PPO network's spaces against a game.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Small numpy networks and their checked safetensors files (turn networks, value networks).
 
-A network file is a safetensors file (no pickle: loading runs no code) holding ``mean``, ``std``
-(the input standardization) and ``layers.{i}.weight`` / ``layers.{i}.bias`` (torch's ``Linear``
-layout: ``weight`` is ``(out, in)``), all float32, and in the header's metadata under its kind's
-key one JSON object: ``format``, ``format_version``, the kind's inputs version (files whose inputs
-are computed differently are refused rather than read differently), ``hidden`` (the hidden layer
-sizes; ReLU between layers, one output), ``game`` (:meth:`GameConfig.to_dict`) and ``provenance``
-(free-form JSON: the recipe and its data); a kind whose inputs are observations also records the
-observation's name (``observation``; a file without it is ``v1``'s). Every field and tensor is
-checked; every problem is a :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
-
-Loading reads the header first (a regular file of at most :data:`MAX_FILE` bytes): the
-description, then every tensor's name, dtype and shape, before any tensor is read. The weights
-must be finite, ``std`` positive, and the network's values bounded (:meth:`MLP.activation_bound`:
-no layer can exceed :data:`MAX_ACTIVATION` for inputs within :data:`INPUT_BOUND`), so that a file
-never loads whose outputs overflow float32 into NaN.
-
-:class:`NetKind` tells the kinds apart: the turn networks of :mod:`skipbo_env.agents.turnnet`
-(``turn-2p``) and the value networks of :mod:`skipbo_env.agents.valuenet` (``value-6p``).
+A network file holds the input standardization, the layers' weights and one JSON description
+under its kind's header key; every field and tensor is checked, and a network whose outputs
+could overflow float32 is refused (:meth:`MLP.activation_bound`). Every problem is a
+:class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file. :class:`NetKind` tells the
+kinds apart (``turn-2p``'s :mod:`.turnnet`, ``value-6p``'s :mod:`.valuenet`). The format is in
+docs/agents.md ("Network files").
 """
 
 from __future__ import annotations
@@ -167,13 +155,19 @@ def parse_description(path: Path, text: Any, kind: NetKind) -> dict[str, Any]:
     if missing or unknown:
         raise CheckpointError(path, f"the description misses {missing} / has unknown keys {unknown}")
     if desc["format"] != kind.format or not _is_int(desc["format_version"], kind.format_version):
-        raise CheckpointError(path, f"format {short_repr(desc['format'])} version {short_repr(desc['format_version'])}; "
-                                    f"this code reads "
-                                    f"{kind.format!r} version {kind.format_version}")
+        raise CheckpointError(
+            path,
+            f"format {short_repr(desc['format'])} version {short_repr(desc['format_version'])}; "
+            f"this code reads "
+            f"{kind.format!r} version {kind.format_version}",
+        )
     if not _is_int(desc[kind.inputs_field], kind.inputs_version):
-        raise CheckpointError(path, f"{kind.inputs_field} {short_repr(desc[kind.inputs_field])}: this code computes the "
-                                    f"{kind.inputs_name} of version {kind.inputs_version}, and would read the file "
-                                    "differently")
+        raise CheckpointError(
+            path,
+            f"{kind.inputs_field} {short_repr(desc[kind.inputs_field])}: this code computes the "
+            f"{kind.inputs_name} of version {kind.inputs_version}, and would read the file "
+            "differently",
+        )
     if kind.observation is not None:
         desc["observation"] = _observation(path, desc.get("observation", DEFAULT_OBSERVATION), kind)
     hidden = desc["hidden"]

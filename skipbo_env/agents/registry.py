@@ -70,8 +70,9 @@ def load_agent(
     observation: str = DEFAULT_OBSERVATION,
 ) -> AgentBase:
     """The agent that ``spec`` names: a key of ``AGENTS``, a shipped agent (:data:`SHIPPED`:
-    ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus``, ``turn-2p-plus`` for 2 players, ``ppo-3p``, ``ppo-4p``, ``ppo-6p`` for 3, 4 and 6;
-    :data:`SHIPPED_PLAYERS`), the search agent (``search``, ``search:W``, ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
+    ``ppo-2p``, ``turn-2p``, ``ppo-2p-plus``, ``turn-2p-plus`` for 2 players, ``ppo-3p``, ``ppo-4p``,
+    ``ppo-6p`` for 3, 4 and 6; :data:`SHIPPED_PLAYERS`), the search agent (``search``, ``search:W``,
+    ``search:W:C``, see :data:`SEARCH`), or the path of an agent file
     (``.safetensors``, written by ``train.py --export``, or a turn-agent file written by the
     ``turnnet`` recipe; safe to load from anyone).
 
@@ -134,8 +135,10 @@ def _file_agent(path: str | os.PathLike, config: GameConfig, seed: int | None, a
     if is_turn_agent_file(path):
         return TurnNetAgent(path, config, seed)
     if is_value_file(path):
-        raise CheckpointError(path, "a value file (a value network the search agent reads: SearchSettings(value_net=...)), "
-                                    "not an agent file")
+        raise CheckpointError(
+            path,
+            "a value file (a value network the search agent reads: SearchSettings(value_net=...)), not an agent file",
+        )
     return PPOAgent(path, config, seed, allow_pickle=allow_pickle, observation=observation)
 
 

@@ -1,8 +1,8 @@
 """RLlibAgent: a policy trained by ``train_rllib.py`` behind ``act(observation) -> int``.
 
-Needs the ``rllib`` extra (ray is imported when a checkpoint is loaded). It loads only the trained RLModule from the checkpoint (no Ray cluster, no
-algorithm, no env runners), so ``evaluate.py`` and the tournament can seat it
-next to scripted and SB3 agents.
+Needs the ``rllib`` extra (ray is imported when a checkpoint is loaded). It loads only the trained
+RLModule from the checkpoint (no Ray cluster, no algorithm, no env runners), so ``evaluate.py`` and
+the tournament can seat it next to scripted and SB3 agents.
 
 An RLlib checkpoint holds pickles (the module's ``class_and_ctor_args.pkl``):
 loading one can run any code its author put in it, so :class:`RLlibAgent`

@@ -75,9 +75,10 @@ class ScorerPolicy(MaskableActorCriticPolicy):
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _masked_logits(self, obs: torch.Tensor, action_masks) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
-        """(logits [B, actions] with only the legal actions scored (:meth:`~skipbo_env.nets.ActionScorer.masked_forward`),
-        the mask as a bool tensor, the value input), or None without masks or where the features are
-        not shared (then the caller takes the base class's path)."""
+        """(logits [B, actions] with only the legal actions scored
+        (:meth:`~skipbo_env.nets.ActionScorer.masked_forward`), the mask as a bool tensor, the value
+        input), or None without masks or where the features are not shared (then the caller takes the
+        base class's path)."""
         if action_masks is None:
             return None
         features = self.extract_features(obs)

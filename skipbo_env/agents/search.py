@@ -1,55 +1,12 @@
 """SearchAgent (``search``): a turn-level determinized search over what one seat knows.
 
-For each decision that the previous plan did not foresee, the agent
-
-1. **proposes** candidate turn prefixes with the heuristic planner
-   (:mod:`skipbo_env.bots.heuristic`, with the weights of :data:`SEARCH_WEIGHTS`): its depth-first search over the plays the
-   seat can see, keeping the ``candidates`` best-scored sequences instead of
-   only the best. A sequence ends with a discard, an end of turn, a stock play
-   (the next stock card is unknown, R14) or the play that empties the hand
-   (the refill is unknown, R15). Besides them, ``discards`` extra candidates keep
-   the plays of the best discard-ending sequences with another card discarded;
-2. **samples** ``worlds`` full states (by default 64 in the 2-player game, 32 elsewhere:
-   :data:`DEFAULT_WORLDS_BY_PLAYERS`) consistent with the seat's view
-   (:func:`skipbo_env.rules.sampling.sample_states`: other hands, stocks below
-   their tops and the draw pile drawn from the unseen cards);
-3. **simulates** every candidate in every world in the batched engine
-   (:class:`skipbo_env.vector.BatchEngine`): the candidate's moves, then the
-   in-engine ``rollout`` agent (default the heuristic, compiled, one plan per
-   world and seat; ``"greedy"`` is cheaper and weaker) finishes the turn and
-   plays every other seat's turn, up to the start of the seat's next turn
-   (or only the next ``depth`` seats' turns: by default all of them, except at
-   6 players, see :data:`DEFAULT_DEPTHS`; ``horizon`` extra rounds of all
-   seats' turns may follow: none by default). In a share ``net_opponents`` of the
-   worlds (by default a quarter in the 2-player game) a network, the shipped
-   ``ppo-2p``, plays the other seats instead: a second opponent model;
-4. **scores** each candidate by the mean over worlds of the stock race at that
-   horizon (the opposing sides' mean stock size minus the own side's, ±``win`` for a
-   game won or lost inside the horizon; a side's stock is its seats' mean) plus
-   ``reach`` times the own side's chance to reach its stock top in the coming turn
-   (the heuristic's reach chance, :meth:`skipbo_env.vector.BatchEngine.reach_chances`,
-   from the simulated hand and discard tops at the horizon), plus ``value`` times a
-   learned value of the seat's position at the horizon, read on the seat's observation
-   there (by default in the 2-player game the value head of the shipped ``ppo-2p``, and at
-   6 players the win chance of the shipped value network ``value-6p``,
-   :mod:`skipbo_env.agents.valuenet`; none at the other tables), plus ``prior`` times the
-   heuristic's own score / 100, plus ``policy`` times a policy network's log-probability of
-   the candidate (:func:`~skipbo_env.agents.turns.path_log_probs`; with a weight, the network's
-   own turn prefix joins the candidates), and plays the best candidate's first move.
-
-The rest of the chosen sequence is played without searching again while each
-new view is exactly the one the plan predicted (hand and discard plays reveal
-nothing); any surprise starts a new search. The agent reads only the
-:class:`~skipbo_env.rules.SeatView` (``act_view``); the observation vector does
-not hold enough (no discard piles below the top two, no completed pile), so
-:meth:`SearchAgent.act` refuses with a ValueError.
-
-Settings: one frozen :class:`SearchSettings`, validated when built. Spec strings for
-:func:`skipbo_env.agents.registry.load_agent`: ``search`` (defaults),
-``search:W`` (W worlds) or ``search:W:C`` (W worlds, C candidates). Needs the
-``fast`` extra (numba) for the engine, and in the 2-player and 6-player games, where a learned
-value is on by default, the ``train`` extra (safetensors; torch for the 2-player network).
-``docs/search.md`` describes the choices; ``docs/research/search.md`` holds their measurements.
+At a decision its plan did not foresee, it proposes candidate turns with the heuristic planner,
+samples full states consistent with the seat's view (:mod:`skipbo_env.rules.sampling`),
+simulates every candidate in every world in the batched engine and plays the first move of the
+best-scored one; the rest of the plan is played while each new view is the one predicted.
+It reads only the :class:`~skipbo_env.rules.SeatView` (``act_view``). Settings: one frozen
+:class:`SearchSettings`; specs ``search``, ``search:W``, ``search:W:C``. Needs the ``fast``
+extra (and ``train`` where a learned value is on). docs/search.md describes the choices.
 """
 
 from __future__ import annotations

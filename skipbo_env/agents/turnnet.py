@@ -1,24 +1,12 @@
 """TurnNetAgent (``turn-2p``): a network that picks the turn, taught by the search agent.
 
-The heuristic planner proposes the seat's candidate turns (:class:`~skipbo_env.agents.turns.TopK`:
-its 12 best-scored play sequences and 4 with another discard, found by enumerating the plays of
-the cards the seat sees: no hidden card is sampled and no other seat is simulated). For each
-candidate, :func:`turn_features` describes the position it leaves (building piles, own hand,
-stock and discard piles after the plays, the opponent's stock top and discard tops, the unseen
-cards' shares, chances to reach a stock top); a small network (:class:`TurnNet`, numpy at play
-time) scores each description in one batched forward pass, and the agent plays the best
-candidate's first move (the rest of the sequence as :class:`~skipbo_env.agents.turns.TurnAgent`
-plays plans). The network was fitted to the scores the 2-player search agent gives the same
-candidates (``skipbo_env.training.turn_recipe``, ``configs/turnnet_2p.yaml``): it learns, from the
-seat's view alone, what the search measures by simulating the opponent's reply in sampled worlds.
-
-The 2-player game only: the features read one opponent.
-
-**Turn-agent files.** A network file of :mod:`skipbo_env.agents.netfile` (safetensors, no pickle:
-loading runs no code) of the kind :data:`TURN_KIND`: header key :data:`METADATA_KEY`, format
-:data:`FORMAT`, and ``features_version`` (:data:`FEATURES_VERSION`: files of other feature
-computations are refused rather than played differently). Every field and tensor is checked; every
-problem is a :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
+The heuristic planner proposes the seat's candidate turns (:class:`~skipbo_env.agents.turns.TopK`);
+:func:`turn_features` describes the position each leaves, a small numpy network
+(:class:`TurnNet`) scores them in one batched pass, and the agent plays the best one's first move.
+The network was fitted to the 2-player search agent's scores
+(:mod:`skipbo_env.training.turn_recipe`); the 2-player game only. Turn-agent files are network
+files (:mod:`.netfile`) of the kind :data:`TURN_KIND`, refused when their ``features_version``
+is not :data:`FEATURES_VERSION`. See docs/agents.md ("turn-2p").
 """
 
 from __future__ import annotations
@@ -249,7 +237,7 @@ def is_turn_agent_file(path: str | os.PathLike) -> bool:
 
 
 def load_turn_net(path: str | os.PathLike, config: GameConfig | None = None) -> tuple[MLP, dict[str, Any]]:
-    """The network of turn-agent file ``path`` and its checked description (:func:`~skipbo_env.agents.netfile.load_net`).
+    """The network of turn-agent file ``path`` and its checked description (:func:`.netfile.load_net`).
 
     With ``config``, the file's game must be that one; every problem is a
     :class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.

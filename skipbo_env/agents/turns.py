@@ -1,16 +1,10 @@
 """Agents that choose whole turn prefixes among the heuristic planner's candidates.
 
-A Skip-Bo turn is a sequence of plays. The heuristic planner
-(:mod:`skipbo_env.bots.heuristic`) enumerates the sequences a seat can make from
-what it sees; :class:`TopK` keeps the best-scored ones (and some alternative
-discards) as candidates. A :class:`TurnAgent` scores the candidates its own way
-(the search agent by simulating them in sampled worlds, the turn network with
-a network) and plays the best one's first move. The rest of the chosen sequence
-is played without choosing again while each new view is exactly the one the
-plan predicted (hand and discard-pile plays reveal nothing); any surprise
-(a stock card turned up, a refill) makes a new choice.
-
-Both agents read only the seat's :class:`~skipbo_env.rules.SeatView` (``act_view``).
+:class:`TopK` keeps the planner's best-scored play sequences (and some alternative discards) as
+candidates; a :class:`TurnAgent` scores them its own way (the search agent by simulation, the
+turn network with a network), plays the best one's first move, and plays the rest of it while
+each new view is exactly the one the plan predicted; any surprise makes a new choice. Both read
+only the seat's :class:`~skipbo_env.rules.SeatView` (``act_view``).
 """
 
 from __future__ import annotations
@@ -283,5 +277,5 @@ def path_log_probs(net: PolicyNet, view: SeatView, paths: list[tuple[Move, ...]]
     return np.array([sum(logp[i, a] for i, a in counted) for counted in steps], dtype=np.float64)
 
 
-__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "PolicyNet", "TopK", "TurnAgent", "keeps_turn_known",
-           "path_log_probs", "policy_turn", "predict_view", "with_policy_turn"]
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_DISCARDS", "MAX_CANDIDATES", "PolicyNet", "TopK", "TurnAgent",
+           "keeps_turn_known", "path_log_probs", "policy_turn", "predict_view", "with_policy_turn"]

@@ -1,22 +1,10 @@
 """Value networks (``value-6p``): a seat's chance to win, read from its observation.
 
-A :class:`ValueNet` maps the observation vector of one seat (:mod:`skipbo_env.encoding`, seats
-relative to the observer, so it reads every seat's position alike) to the chance that this seat
-wins the game, fitted to the winners of self-play games (:mod:`skipbo_env.training.value_recipe`,
-``configs/value_6p.yaml``). The search agent reads it at the end of its simulations
-(:class:`~skipbo_env.agents.search.SearchAgent`, ``value`` / ``value_net``): the shipped
-``value-6p`` scores the 6-player search's horizon by default (docs/search.md).
-
-Unlike the value head of a PPO agent, which reads the position of the seat about to move, a value
-network was fitted on the positions of every seat at the start of every turn (the seat to move or
-not), so the search may read it after only some of the other seats' turns (``depth``).
-
-**Value files.** A network file of :mod:`skipbo_env.agents.netfile` (safetensors, no pickle:
-loading runs no code) of the kind :data:`VALUE_KIND`: header key :data:`METADATA_KEY`, format
-:data:`FORMAT`, ``observation_version`` (:data:`OBSERVATION_VERSION`), ``observation`` (the name of
-the observation it reads, :data:`OBSERVATION`; files without it are ``v1``'s, and a file of
-another observation is refused by name), and inputs the size of the game's observation. Every problem is a
-:class:`~skipbo_env.agents.modelfile.CheckpointError` naming the file.
+A :class:`ValueNet` maps one seat's observation vector to the chance that this seat wins, fitted
+to the winners of self-play games (:mod:`skipbo_env.training.value_recipe`); the search agent
+reads it at its horizon (``value`` / ``value_net``). Value files are network files
+(:mod:`.netfile`) of the kind :data:`VALUE_KIND` that record the observation they read
+(:data:`OBSERVATION`) and are refused by name on another. See docs/agents.md ("Network files").
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """Scripted players, below the environments that seat them as opponents.
 
-Each bot is a decision rule over what its seat may see (the decoded
-observation: :class:`~skipbo_env.encoding.ObservationFields`) behind the
-agent protocol ``act(observation) -> int``:
-
-* ``random``: a uniformly random legal action (:class:`RandomAgent`);
-* ``greedy``: stock first, then other plays, then a discard
-  (:class:`GreedyAgent`, rules in :mod:`skipbo_env.bots.greedy`);
-* ``heuristic``: a planner over the plays of the cards it can see
-  (:class:`HeuristicAgent`, :mod:`skipbo_env.bots.heuristic`);
-* ``stock-chaser``, ``hand-emptier``, ``blocker``, ``high-first``: players of distinct
-  styles over one shared turn search (:mod:`skipbo_env.bots.styles`, docs/opponents.md).
-
-:func:`make_bot` builds one by name; the envs use it for opponent names and
-:mod:`skipbo_env.agents` adds trained agents on top (docs/agents.md).
+Each bot is a decision rule over what its seat may see (:class:`~skipbo_env.encoding.ObservationFields`)
+behind ``act(observation) -> int``: ``random`` (:class:`RandomAgent`), ``greedy``
+(:class:`GreedyAgent`), ``heuristic`` (:class:`HeuristicAgent`) and the styles ``stock-chaser``,
+``hand-emptier``, ``blocker``, ``high-first`` (:mod:`.styles`). :func:`make_bot` builds one by
+name; :mod:`skipbo_env.agents` adds trained agents on top. See docs/agents.md and
+docs/opponents.md.
 """
 
 from __future__ import annotations

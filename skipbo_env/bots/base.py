@@ -1,18 +1,10 @@
 """Scripted agents: ``act(observation) -> int`` over a decision rule.
 
-``observation`` is the AEC observation dict of the seat to move:
-``{"observation": float32 vector, "action_mask": int8 vector}`` (see
-docs/observations.md), the agent protocol of :mod:`skipbo_env.bots.protocol`.
-Scripted agents read it through the decoder only, so they know exactly what
-a learning agent knows.
-
-The game loops (:func:`skipbo_env.episode.decisions`, tournaments) call the
-structured entry point :meth:`ScriptedAgent.act_view` instead (``reads_view``): the same
-fields (:func:`~skipbo_env.encoding.fields_from_view`, what the decoder
-would return) read straight from the seat's view, with no vector encoded and
-decoded in between, and the same legal-move order (by action id). Both
-entries choose the same move from the same generator state
-(``tests/test_fast_agents.py`` checks it on many thousands of positions).
+A scripted agent reads the AEC observation dict through the decoder only, so it knows exactly
+what a learning agent knows. Game loops call :meth:`ScriptedAgent.act_view` instead
+(``reads_view``): the same fields read straight from the seat's view
+(:func:`~skipbo_env.encoding.fields_from_view`), the same legal-move order; both entries choose
+the same move from the same generator state (``tests/test_fast_agents.py``).
 """
 
 from __future__ import annotations

@@ -1,43 +1,10 @@
 """HeuristicAgent: plans each decision by searching over the plays of the cards it can see.
 
-The planner (:class:`HeuristicPolicy`) reads only the decoded observation:
-its hand, its stock top, the top two cards of its discard piles (and of its
-partner's in the partner game), the building pile values and the other
-seats' stock tops and discard tops. From that it enumerates the sequences
-of plays it can make this turn (a depth-first search over positions, each
-position expanded once) and scores where each sequence can stop:
-
-* a sequence that plays the own stock top (or the partner's) ends there and
-  scores :attr:`HeuristicWeights.stock` (the next stock card is unknown, so
-  the agent plans again once it is turned up, R14);
-* a sequence that empties the hand while cards are left to draw ends there
-  and scores :attr:`HeuristicWeights.refill` (R15: five new cards);
-* any other position may end the turn with its best discard (R16).
-
-Every position is also scored for what it leaves on the table: building
-piles from which an opponent can reach their stock top cost (the next
-opponent most, later ones less, since the piles change before they move);
-piles from which the partner can reach theirs count for it; wilds spent
-without reaching a stock card cost (spare wilds for the stock); cards
-played from discard piles and from the hand earn a little (unblocked piles,
-a sooner refill). When few cards are left to draw, danger counts less and
-every play and completed pile counts more, so that cards return to the
-draw pile (R19) instead of the game stalling. The discard builds descending
-runs and keeps the hand cards that bridge a building pile to the own stock top.
-
-The weights depend on the table (:func:`default_weights`). At 3 to 6 players two more terms
-count: every play made before the own stock top in a sequence that reaches it costs
-(:attr:`HeuristicWeights.stock_detour`: the shortest chain to the stock, keeping the other cards
-for the stock card turned up next), and so does every number still missing between a building
-pile and the own stock top where the turn ends (:attr:`HeuristicWeights.stock_need`); and every
-hand card played earns 5 instead of 1 (:attr:`HeuristicWeights.hand_play`). The 2-player game
-keeps :data:`DEFAULT_WEIGHTS`, where the first two are 0.
-
-Only the first move of the best sequence is played. While the following
-observations match what the plan predicted (after hand plays, which reveal
-nothing new), the rest of the plan is played without searching again; any
-surprise (a card turned up, a refill) starts a new search. The planner is
-deterministic: equal scores go to the first sequence found in a fixed order.
+:class:`HeuristicPolicy` reads only the decoded observation, enumerates the sequences of plays it
+can make this turn, and scores where each can stop (a stock play, a hand emptied for a refill, or
+a discard) and what it leaves on the table, with :class:`HeuristicWeights` that depend on the
+table (:func:`default_weights`). It plays the best sequence's first move, the rest while the
+observations match the plan, and is deterministic. docs/agents.md ("heuristic") lists every term.
 """
 
 from __future__ import annotations

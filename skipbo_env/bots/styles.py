@@ -1,36 +1,11 @@
 """Scripted players with distinct styles: each ranks the same turn plans by its own priorities.
 
-Every style reads only the decoded observation (:class:`~skipbo_env.encoding.ObservationFields`:
-its hand, its stock top, the top two cards of its discard piles and of its partner's, the
-building piles, the other seats' stock tops and discard tops) and shares one search,
-:func:`turn_lines`: every sequence of plays it can make from the cards it sees, each
-summarised as a :class:`Line` (what it plays, where it stops, what it leaves on the table).
-A line ends when it plays a stock top (the next stock card is unknown, R14), when it empties
-the hand while cards are left to draw (R15: five unknown cards) or at any other position.
-
-At each decision a style takes the line it ranks first (:meth:`StylePolicy.line_key`, a
-tuple compared lexicographically, so a style's first priority always wins over the rest)
-and plays its first move, then decides again on the next observation. When its best line
-plays nothing, it discards (R16) by its own keep values and the descending-run placement
-of :func:`~skipbo_env.bots.heuristic.placement_score`. Every style plays its own stock when
-some line reaches it; they differ in which line and in everything else:
-
-* ``stock-chaser`` (:class:`StockChaserPolicy`): the shortest chain to the stock top, with
-  the fewest wilds; otherwise the line that leaves the fewest numbers missing between a
-  building pile and its stock top (:func:`stock_need`), playing as many cards as that allows,
-  and it keeps the hand cards of that chain when it discards.
-* ``hand-emptier`` (:class:`HandEmptierPolicy`): the stock line using the most hand cards;
-  otherwise any line that empties the hand for five new cards, wilds included; otherwise
-  as many hand cards as it can play.
-* ``blocker`` (:class:`BlockerPolicy`): the line that leaves the next player the least
-  chance to reach their stock top (it plays past that number, and holds back cards that
-  would bring a pile to one below it), its own stock lines included.
-* ``high-first`` (:class:`HighFirstPolicy`): spends wilds only on its stock, plays its
-  highest cards first and completes piles; discards low cards and never a wild.
-
-When few cards are left to draw (:data:`DRY_CARDS`), every style first plays the stock, then
-completes piles and plays as many cards as it can, so that the game does not stall (R19, R23).
-The styles are deterministic: ties go to the first line found in a fixed order.
+Every style reads only the decoded observation and shares one search, :func:`turn_lines` (every
+sequence of plays it can make, each a :class:`Line`); at each decision it plays the first move
+of the line it ranks first (:meth:`StylePolicy.line_key`, compared lexicographically) and
+discards by its own keep values. The styles: ``stock-chaser`` (:class:`StockChaserPolicy`),
+``hand-emptier`` (:class:`HandEmptierPolicy`), ``blocker`` (:class:`BlockerPolicy`) and
+``high-first`` (:class:`HighFirstPolicy`); they are deterministic. See docs/opponents.md.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """The episode contract: what every env path and the imitation data agree on, and the one game loop.
 
-The PettingZoo AEC env (:mod:`skipbo_env.aec`), the single-agent env (:mod:`skipbo_env.single`),
-the batched learner (:mod:`skipbo_env.vector.learner`) and behaviour-cloning data
-(:mod:`skipbo_env.training.pretrain`) all use it. One module per concept:
-
-* :mod:`~skipbo_env.episode.rewards`: terminal rewards (+1 to the winning side, -1 to the
-  others, 0 when truncated) and the optional stock-card shaping;
-* :mod:`~skipbo_env.episode.options`: the illegal-action modes (``"raise"``, ``"lose"``), the
-  env flags, the learner's seat, and the redeal cap with its error;
-* :mod:`~skipbo_env.episode.opponent_specs`: one opponent spec per other seat, and the agent a
-  name stands for (:func:`load_opponent`, through the agent registry);
-* :mod:`~skipbo_env.episode.loop`: the one game loop (:class:`GameLoop`, stepped a decision at
-  a time; :func:`decisions`, its generator form; :func:`play_batched`, many games in lockstep),
-  which imitation data, tournaments, terminal play, the browser table and benchmarks drive.
-
-Truncation wording lives in the rules (:func:`skipbo_env.rules.truncation_cause`): their own
-errors word it too.
+One module per concept: :mod:`.rewards` (terminal rewards and the stock-card shaping),
+:mod:`.options` (illegal-action modes, flags, the learner's seat, the redeal cap),
+:mod:`.opponent_specs` (one opponent spec per other seat, :func:`load_opponent`) and
+:mod:`.loop` (the one game loop: :class:`GameLoop`, :func:`decisions`, :func:`play_batched`).
+The AEC env, the single-agent env, the batched learner and behaviour-cloning data all use it
+(docs/environments.md, "The episode contract").
 """
 
 from .loop import AgentError, Decision, GameLoop, decisions, play_batched

@@ -1,34 +1,11 @@
 """The one game loop: the seat to move decides, the rules check the move, the state applies it.
 
-A :class:`GameLoop` steps one game a decision at a time. It holds the game's
-:class:`~skipbo_env.rules.GameState` and one entry per seat: an agent, or ``None`` for a seat
-whose moves come from outside the loop (a person at the terminal or in the browser). The caller
-drives it; nothing is paused or resumed by an exception::
-
-    loop = GameLoop(state, [None, agent], names=["you", "heuristic"])
-    while not loop.over:
-        if loop.waiting:                      # a seat without an agent is to move
-            decision = loop.take(action)      # its action from outside, checked
-        else:
-            decision = loop.decide()          # the seat's agent decides, checked
-        loop.apply(decision)
-
-Who drives it:
-
-* :func:`decisions`: a generator over a game whose seats all have agents (imitation data,
-  the recipes' games, benchmarks), yielding each :class:`Decision` before it is applied;
-* terminal play (:func:`skipbo_env.play.run_game`) and the browser table
-  (:mod:`skipbo_env.web.matches`): the person's seat has no agent, and its move is taken when the
-  person has typed or sent one;
-* :func:`play_batched`: many games at once in lockstep (tournaments): an agent that decides in
-  batches gets every game where it is to move in one ``act_batch`` call per step.
-
-Agents enter through :func:`~skipbo_env.bots.as_agent` (a user's object with ``act`` only gets
-the protocol's defaults) and are asked as their class declares: ``act_batch(observations)``
-when ``batched`` (:func:`play_batched` only), ``act_view(view)`` when ``reads_view`` (the
-seat's :class:`~skipbo_env.rules.SeatView`, no observation vector: scripted agents and search),
-else ``act(observation)`` (the AEC observation dict). An action outside the action table or an
-illegal move raises :class:`AgentError` naming the seat and its agent; the state is unchanged then.
+A :class:`GameLoop` steps one game a decision at a time over its :class:`~skipbo_env.rules.GameState`
+and one agent per seat (``None`` for a seat whose moves come from outside: a person);
+``decide()``, ``take(action)`` and ``apply(decision)`` are driven by the caller. :func:`decisions`
+is its generator form and :func:`play_batched` plays many games in lockstep. Agents are asked as
+they declare (``act_batch``, ``act_view`` or ``act``); a bad action raises :class:`AgentError`
+naming the seat, the state unchanged. See docs/architecture.md.
 """
 
 from __future__ import annotations

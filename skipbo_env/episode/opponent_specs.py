@@ -41,7 +41,9 @@ def opponent_specs(specs: Any, config: GameConfig) -> list[OpponentSpec]:
     """
     n = config.num_players
     if isinstance(specs, bytes | bytearray):
-        raise ConfigError("opponents", f"must be an agent name (a str), an agent, or a list of them; got bytes {specs[:40]!r}")
+        raise ConfigError(
+            "opponents", f"must be an agent name (a str), an agent, or a list of them; got bytes {specs[:40]!r}"
+        )
     if isinstance(specs, str | os.PathLike) or not isinstance(specs, Sequence):
         specs = [specs] * (n - 1)
     if len(specs) != n - 1:
@@ -55,7 +57,8 @@ def opponent_specs(specs: Any, config: GameConfig) -> list[OpponentSpec]:
             checked.append(as_agent(spec))
         except TypeError:
             raise ConfigError(
-                f"opponents[{i}]", f"must be an agent name or an object with act(observation) -> int, got {shown(spec, 80)}"
+                f"opponents[{i}]",
+                f"must be an agent name or an object with act(observation) -> int, got {shown(spec, 80)}",
             ) from None
     return checked
 

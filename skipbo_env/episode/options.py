@@ -1,14 +1,11 @@
 """The env options every env path checks the same way, and the redeal cap.
 
-* **Illegal actions** (:data:`ILLEGAL_ACTION_MODES`, :func:`check_illegal_action`): ``"raise"``
-  raises the rules' ``IllegalMoveError`` and changes nothing; ``"lose"`` ends the episode with
-  :data:`~skipbo_env.episode.rewards.ILLEGAL_ACTION_REWARD` for the offender.
-* **Flags** (:func:`check_flag`): ``reward_shaping``, ``render_full``: true or false, nothing else.
-* **The learner's seat** (:func:`check_learner_seat`): ``None`` (a random seat) or a seat.
-* **Re-deals** (:data:`MAX_REDEALS`, :func:`redeal_error`): a game that ends before the
-  learner's first move is dealt again, a bounded number of times.
-
-Each bad value raises :class:`~skipbo_env.rules.ConfigError` naming the option.
+Illegal-action modes (:data:`ILLEGAL_ACTION_MODES`: ``"raise"`` changes nothing, ``"lose"`` ends
+the episode with :data:`~skipbo_env.episode.rewards.ILLEGAL_ACTION_REWARD`), the flags
+(:func:`check_flag`), the learner's seat (:func:`check_learner_seat`: ``None`` or a seat) and
+re-deals (:data:`MAX_REDEALS`, :func:`redeal_error`: a game that ends before the learner's first
+move is dealt again, a bounded number of times). Each bad value raises
+:class:`~skipbo_env.rules.ConfigError` naming the option.
 """
 
 from __future__ import annotations

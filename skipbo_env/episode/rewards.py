@@ -1,14 +1,10 @@
 """The learner's rewards: terminal rewards and the optional stock-card shaping.
 
-* **Terminal rewards** (:func:`terminal_rewards`): +1 to every seat of the winning side (both
-  partners in the partner game), -1 to every other seat, 0 to all when the game is truncated
-  (turn limit R23 or move limit).
-* **Shaping** (:func:`is_shaped_move`, :func:`shaping_reward`, :func:`shaped_actions`): with
-  ``reward_shaping`` on, the mover also gets :data:`STOCK_CARD_REWARD` for each card it plays
-  from its own stock (or, in the partner game, its partner's). The terminal rewards are the
-  same with or without shaping.
-* **Illegal actions**: a learner whose illegal action ends its episode
-  (``illegal_action="lose"``) gets :data:`ILLEGAL_ACTION_REWARD`.
+:func:`terminal_rewards`: +1 to every seat of the winning side, -1 to every other seat, 0 to all
+when the game is truncated (turn limit R23 or move limit). With ``reward_shaping`` the mover also
+gets :data:`STOCK_CARD_REWARD` for each card it plays from its own (or its partner's) stock
+(:func:`is_shaped_move`, :func:`shaping_reward`, :func:`shaped_actions`); the terminal rewards
+are the same either way. An illegal action under ``"lose"`` earns :data:`ILLEGAL_ACTION_REWARD`.
 """
 
 from __future__ import annotations

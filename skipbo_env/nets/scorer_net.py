@@ -2,19 +2,10 @@
 
 :class:`ScorerNet` is the whole actor-critic, for any training loop; :class:`ActionScorer` is its
 body (the features and the action scores), which the SB3 policy
-(:class:`~skipbo_env.agents.scorer.ScorerPolicy`) wraps. docs/training.md describes the network and
-why it learns where a plain MLP does not.
-
-* **per action** (a 144-wide feature row, :data:`~skipbo_env.nets.scorer_features.ACTION_PIECES`): the kind
-  of move, the card it moves, the building pile before and after, the chains from that pile to the
-  own, the next opponent's and the partner's stock top, the target discard pile of a discard, the
-  card a discard-pile play uncovers, and facts about the card (copies in the hand, whether it
-  bridges a pile to the own stock top, whether it fits a pile now), all computed exactly from the
-  observation vector;
-* **context**: an MLP over the observation plus the same chain features of the four piles as they are;
-* **logit** of an action = ``MLP(W_a · action_features + W_c · context)``, the same weights for every
-  action;
-* **value**: an MLP over the observation and the per-pile chain features, then a linear head.
+(:class:`~skipbo_env.agents.scorer.ScorerPolicy`) wraps. Every action's logit comes from its own
+feature row (:data:`~skipbo_env.nets.scorer_features.ACTION_PIECES`) and a context of the
+observation, through one shared network; the value is an MLP over the observation and the piles'
+chain features. docs/training.md ("The policy network") describes it.
 """
 
 from __future__ import annotations
@@ -170,7 +161,8 @@ class ActionScorer(nn.Module):
         hand_has = (hand[:, :12] > 0).to(obs.dtype)
         stock = torch.stack([own["stock"], opp["stock"], mate["stock"]], dim=1)
         avail = torch.stack([torch.clamp(hand_has + numbers(own["tops"]), max=1),
-                             torch.clamp(numbers(opp["tops"]), max=1), torch.clamp(numbers(mate["tops"]), max=1)], dim=1)
+                             torch.clamp(numbers(opp["tops"]), max=1),
+                             torch.clamp(numbers(mate["tops"]), max=1)], dim=1)
         wilds = torch.stack([hand[:, 12] * 5 + own["tops"][..., 12].sum(1), opp["tops"][..., 12].sum(1),
                              mate["tops"][..., 12].sum(1)], dim=1)
         # the piles as they are (the context) and each raised by one (a play on it: the action rows)
@@ -249,8 +241,9 @@ class ActionScorer(nn.Module):
 
     def _projected(self, obs: torch.Tensor, st: dict) -> tuple[torch.Tensor, torch.Tensor]:
         """The per-state tables projected by ``action_in``'s weights ([B, table rows, hidden], the
-        rows that :func:`~skipbo_env.nets.scorer_features.selection_matrix` numbers) and the part of every action's pre-activation that
-        is the same in every state (its ``kind`` columns and the bias, [actions, hidden])."""
+        rows that :func:`~skipbo_env.nets.scorer_features.selection_matrix` numbers) and the part of
+        every action's pre-activation that is the same in every state (its ``kind`` columns and the
+        bias, [actions, hidden])."""
         b = st["b"]
         t = self._tables(obs, st)
         w = self.action_in.weight.t()  # [144, hidden], rows in ACTION_PIECES order

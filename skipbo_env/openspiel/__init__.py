@@ -1,18 +1,10 @@
 """Skip-Bo as an OpenSpiel game (the ``openspiel`` extra): ``python_skipbo``.
 
-Importing this package registers the game with ``pyspiel``::
-
-    import pyspiel
-    import skipbo_env.openspiel  # registers "python_skipbo"
-
-    game = pyspiel.load_game("python_skipbo", {"players": 3})
-    state = game.new_initial_state()
-
-The game is the rules core (:class:`skipbo_env.rules.GameState`) seen through OpenSpiel's
-interface: action ids are the project's (``docs/actions.md``), every card dealt or drawn is an
-explicit chance node, rewards are the project's terminal rewards, and the observer writes the
-project's observation vector (:func:`skipbo_env.encoding.encode_view`). ``docs/openspiel.md``
-describes the parameters, the chance nodes and the tensors.
+Importing this package registers the game with ``pyspiel``
+(``pyspiel.load_game("python_skipbo", {"players": 3})``). The game is the rules core seen through
+OpenSpiel's interface: the project's action ids, every card dealt or drawn an explicit chance
+node, the project's terminal rewards, and the project's observation vector from the observer.
+``docs/openspiel.md`` describes the parameters, the chance nodes and the tensors.
 """
 
 from __future__ import annotations

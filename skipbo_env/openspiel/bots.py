@@ -28,7 +28,9 @@ class SkipBoBot(pyspiel.Bot):
         """The agent's action for the seat to move in ``state`` (a decision node)."""
         gs = state.game_state
         if gs is None or state.is_chance_node() or state.is_terminal():
-            raise ValueError(f"SkipBoBot.step needs a decision node, got {'terminal' if state.is_terminal() else 'chance'} state")
+            raise ValueError(
+                f"SkipBoBot.step needs a decision node, got {'terminal' if state.is_terminal() else 'chance'} state"
+            )
         return int(self.agent.act_view(gs.view(state.current_player())))
 
     def restart_at(self, state: Any) -> None:

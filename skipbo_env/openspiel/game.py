@@ -1,31 +1,11 @@
-"""The ``python_skipbo`` game: the rules core's :class:`~skipbo_env.rules.GameState` behind
-OpenSpiel's ``pyspiel.Game``/``pyspiel.State`` interface.
+"""The ``python_skipbo`` game: the rules core's state behind ``pyspiel.Game``/``pyspiel.State``.
 
-**Chance nodes.** Every card that leaves the face-down cards is an explicit chance node
-(``EXPLICIT_STOCHASTIC``): the deal (the first player, when ``first_player`` is ``-1``, R9;
-then every stock card, in the rules' dealing order, R6, R7; then the first player's hand, R8,
-R10) and every later draw (the refill at the start of a turn, R10; five new cards after the
-hand is played out, R15; draws after a reshuffle, R19). A chance node's outcomes are the card
-values still face down, each with probability count / cards left: the uniform shuffle of the
-rules, one card at a time. IS-MCTS, exact algorithms and the playthrough tool read
-``chance_outcomes()``; a sampled-stochastic game would hide them.
-
-How a move's draws become chance nodes, without a second rules engine: the state's draw pile
-is kept as a multiset (sorted; its order is never used, since every draw is a chance node).
-A player's action is applied with :meth:`GameState.apply`, which draws from that pile as the
-rules say (refill, R15 refill, R19 reshuffle, R20 short draws). The cards it drew at random go
-back to the pile (cards forced by a pile that ran out before a reshuffle stay: no chance in
-them), and one chance node per returned card then picks the card the seat gets. A move that
-ends the game (a win, the turn limit, the move limit) makes no chance nodes. The cards of a
-chance node are written into a fresh :class:`GameState` built with its public constructor.
-
-**Action ids.** Player actions are the project's ids (``docs/actions.md``, 125 actions, 145
-in the partner game). Chance outcomes are ``value - 1`` for a card (0..12, 12 is a wild) and
-``CHANCE_SEAT_OFFSET + seat`` for the first player.
-
-**Returns.** The project's terminal rewards (:func:`skipbo_env.episode.rewards.terminal_rewards`):
-+1 to each seat of the winning side, -1 to every other seat, 0 to all when the game is
-truncated. Two players and the four-player partner game are zero-sum; the others general-sum.
+Every card that leaves the face-down cards is an explicit chance node (``EXPLICIT_STOCHASTIC``):
+the deal and every later draw, with outcomes the card values still face down. A player's action
+is applied with :meth:`GameState.apply` on a draw pile kept as a multiset; the cards it drew at
+random go back and one chance node per card picks the card the seat gets, so there is no second
+rules engine. Player actions are the project's ids; returns are the project's terminal rewards.
+docs/openspiel.md gives the details.
 """
 
 from __future__ import annotations
@@ -111,7 +91,9 @@ def config_from_params(params: dict[str, Any]) -> GameConfig:
     """
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
-        raise ValueError(f"python_skipbo has no parameter {str(unknown[0])[:80]!r}; parameters: {', '.join(PARAMETERS)}")
+        raise ValueError(
+            f"python_skipbo has no parameter {str(unknown[0])[:80]!r}; parameters: {', '.join(PARAMETERS)}"
+        )
     p = {**PARAMETERS, **params}
     for key, value in p.items():
         if type(value) is int and not -(2**31) <= value < 2**31:

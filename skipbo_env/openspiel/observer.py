@@ -1,26 +1,11 @@
 """The observer of ``python_skipbo`` (OpenSpiel's observer API: ``make_py_observer``).
 
-**Tensor.** The project's observation vector of the seat's view (a named observation of
-:mod:`skipbo_env.observations`, ``v1`` unless the observer's parameters say
-``{"observation": name}``; ``docs/observations.md``): the observer's ``dict`` names every piece (``hand_counts``,
-``building_values``, ``seat{k}.<piece>`` for relative seat ``k``, ``draw_size``, ...), each a
-view into ``tensor`` shaped as the piece. The information-state tensor is the same vector:
-everything a seat at the table sees now (discard piles in full, the completed pile as counts);
-what it saw earlier and no longer sees (its own earlier draws, earlier stock tops) is in the
-information-state string only. During the deal the tensor is all zeros.
-
-**Strings.** The observation string is the seat's view in one line. The information-state
-string is the observation string, then the history the seat saw
-(:meth:`~skipbo_env.openspiel.game.SkipBoState.history_tokens`): the first player, every move
-with the card it moved, its own draws by card and other seats' draws as ``?``. Two histories
-with the same information-state string are indistinguishable to the seat, and the string keeps
-everything the seat saw (perfect recall).
-
-Observation types (``pyspiel.IIGObservationType``): ``private_info=SINGLE_PLAYER`` keeps the
-own hand (piece ``hand_counts``; the hand in the string and the own draws in the history),
-``public_info`` keeps the rest of the table; the default observation and the information
-state have both. ``perfect_recall=True`` adds the history to the string. ``ALL_PLAYERS``
-(every hand) raises ``ValueError``: no seat sees it.
+The tensor is the project's observation vector of the seat's view (``v1`` unless the parameters
+name another observation), its ``dict`` a view per named piece; the information-state tensor is
+the same vector. The observation string is the seat's view in one line; the information-state
+string adds the history the seat saw (perfect recall). ``private_info`` and ``public_info`` keep
+the own hand and the rest of the table; ``ALL_PLAYERS`` raises ``ValueError``. See
+docs/openspiel.md ("Observations and information states").
 """
 
 from __future__ import annotations

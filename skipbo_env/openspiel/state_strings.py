@@ -1,16 +1,9 @@
 """The ``python_skipbo`` state string: data only, parsed field by field.
 
-Three lines, the first two as in OpenSpiel's own format::
-
-    history=-1:13,-1:0,...,0:52
-    move_number=57
-    skipbo=
-
-``history`` is every action with its player (``-1`` for chance), replayed from the initial state
-with each action checked against the legal ones. ``skipbo`` is empty, or for a state made by
-``resample_from_infostate`` the JSON of the sampled position the history continues from (the
-rules' state dict, :mod:`skipbo_env.rules.serialization`, plus the chance bookkeeping). Nothing
-here unpickles or evaluates.
+Three lines, ``history=`` (every action with its player, ``-1`` for chance, replayed from the
+initial state and checked against the legal ones), ``move_number=`` and ``skipbo=`` (empty, or for
+a state made by ``resample_from_infostate`` the JSON of the sampled position the history
+continues from). Nothing here unpickles or evaluates. See docs/openspiel.md ("Serialization").
 """
 
 from __future__ import annotations
@@ -126,7 +119,7 @@ def _events(data: Any, config: GameConfig) -> list[tuple[Any, ...]]:
     for i, event in enumerate(data):
         path = f"skipbo.events[{i}]"
         if not isinstance(event, list) or not event or _EVENT_SHAPES.get(event[0]) != len(event):
-            raise StateError(path, "must be [\"first\", seat], [\"draw\", seat, card] or [\"move\", seat, action, card]")
+            raise StateError(path, 'must be ["first", seat], ["draw", seat, card] or ["move", seat, action, card]')
         seat = _int(f"{path}[1]", event[1], 0, n - 1)
         if event[0] == "move":
             _int(f"{path}[2]", event[2], 0, 999)

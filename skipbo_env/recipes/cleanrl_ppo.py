@@ -1,20 +1,12 @@
 """PPO for Skip-Bo in one file, read top to bottom, in the style of CleanRL's ``ppo.py``.
 
-The learner is the action-scoring network (:class:`skipbo_env.nets.ScorerNet`): every legal action
-is scored from its own features by one shared network, which is what lets PPO learn this game (a
-plain MLP over the observation does not, docs/benchmark.md). The games are the compiled vector env
-(``gym.make_vec("SkipBo-v0", ..., vectorization_mode="vector_entry_point")``, the ``fast`` extra); the
-legal-action masks come from its ``infos["action_mask"]``, and an illegal action is never sent (the
-env is built to raise on one). The opponents are scripted or trained agents by name, or ``self``:
-frozen snapshots of the learner. Everything is seeded from ``--seed``: the same seed gives the same
-run on the CPU with one torch thread.
+The learner is the action-scoring network (:class:`skipbo_env.nets.ScorerNet`) on the compiled
+vector env (the ``fast`` extra), masks from ``infos["action_mask"]``; opponents are agents by
+name or ``self`` (frozen snapshots). Everything is seeded from ``--seed``::
 
     python -m skipbo_env.recipes.cleanrl_ppo --total-timesteps 2000000 --opponents greedy
 
-It writes, under ``runs/NAME/``: ``agent.safetensors`` (an agent file: ``skipbo evaluate --agents
-runs/NAME/agent.safetensors greedy`` and ``load_agent`` play it), ``progress.csv`` (a row per
-progress line), and with evaluations ``metrics.csv`` (the rows of ``train.py``'s file, which
-``benchmarks/learning_curves.py`` reads) and the evaluated networks in ``snapshots/``.
+It writes ``runs/NAME/`` as every PPO recipe does (:mod:`.common`). See docs/pipelines.md.
 """
 
 from __future__ import annotations
@@ -155,7 +147,9 @@ def collect(envs: Any, net: ScorerNet, buf: Rollout, state: dict[str, torch.Tens
         state["done"] = torch.as_tensor(ended, dtype=torch.float32)
 
 
-def advantages(net: ScorerNet, buf: Rollout, state: dict[str, torch.Tensor], args: Args) -> tuple[torch.Tensor, torch.Tensor]:
+def advantages(
+    net: ScorerNet, buf: Rollout, state: dict[str, torch.Tensor], args: Args
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Generalized advantage estimates and returns of a rollout (a finished game cuts the chain)."""
     with torch.no_grad():
         next_value = net.value(state["obs"])
@@ -179,7 +173,9 @@ def update(net: ScorerNet, optimizer: optim.Optimizer, buf: Rollout, adv: torch.
     b_adv, b_returns = adv.flatten(), returns.flatten()
     size = b_obs.shape[0]
     minibatch = size // args.num_minibatches
-    stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")}
+    stats: dict[str, list[float]] = {
+        k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+    }
     for _ in range(args.update_epochs):
         order = torch.as_tensor(rng.permutation(size))
         for start in range(0, size, minibatch):

@@ -1,5 +1,4 @@
-"""What the PPO recipes share: their common settings, the command line, the run folder, the network,
-and a run's bookkeeping (progress lines, evaluations, the agent file).
+"""What the PPO recipes share: settings, command line, run folder, network and bookkeeping.
 
 Each recipe (:mod:`.cleanrl_ppo`, :mod:`.tianshou_ppo`, :mod:`.torchrl_ppo`) subclasses
 :class:`PPOSettings` with its own ``Args`` and writes the same files under ``runs/NAME/``:
@@ -243,9 +242,9 @@ class RunLog:
         if update_index % args.log_every == 0 or last:
             now = time.perf_counter()
             rate = (step - self.mark[0]) / max(now - self.mark[1], 1e-9)
-            self._progress({"step": step, "wall_seconds": round(now - self.start, 1), "steps_per_second": round(rate, 1),
-                            "games": self.tally["games"], "win_rate": self.tally["wins"] / max(self.tally["games"], 1),
-                            **stats}, opponent)
+            self._progress({"step": step, "wall_seconds": round(now - self.start, 1),
+                            "steps_per_second": round(rate, 1), "games": self.tally["games"],
+                            "win_rate": self.tally["wins"] / max(self.tally["games"], 1), **stats}, opponent)
             self.tally, self.mark = {"games": 0, "wins": 0}, (step, time.perf_counter())
         if args.eval_every and (step // args.eval_every > (step - args.rollout) // args.eval_every or last):
             began = time.perf_counter()

@@ -1,29 +1,13 @@
 """OpenSpiel's IS-MCTS bot (and MCTS on determinized games) against the project's heuristic.
 
-Plays 2-player games of ``python_skipbo`` through OpenSpiel's own evaluation loop
-(``open_spiel.python.algorithms.evaluate_bots``), the search bot alternating seats, and prints
-its win rate with a 95% Wilson interval and the cards left in its stock at the end
-(``--opponent`` picks another scripted agent). Needs the ``openspiel`` extra::
+Plays 2-player games of ``python_skipbo`` through OpenSpiel's ``evaluate_bots``, the search bot
+alternating seats, and prints its win rate with a 95% Wilson interval (the ``openspiel`` extra)::
 
     python -m skipbo_env.recipes.openspiel_ismcts --games 20 --sims 100 --seed 0
-    python -m skipbo_env.recipes.openspiel_ismcts --bot pimc --games 20 --sims 100 --worlds 4
 
-The bots here answer the two calls ``evaluate_bots`` makes of every bot, ``restart_at`` and
-``inform_action`` (each search starts afresh from the state it is given). OpenSpiel 2.0.2's own
-``ISMCTSBot`` implements neither, so ``evaluate_bots`` stops with
-``SpielError: RestartAt(state) not implemented``; use :class:`ISMCTSBot` from this module.
-
-* ``--bot ismcts``: OpenSpiel's ``ISMCTSBot``. Each simulation draws a full game the searching
-  seat cannot tell from the real one (``resample_from_infostate``, the project's hidden-card
-  sampler) and walks a tree keyed by information-state strings.
-* ``--bot ismcts-prior``: the same with PUCT selection and the heuristic's move as the prior
-  (:class:`HeuristicPriorEvaluator`).
-* ``--bot pimc``: OpenSpiel's ``MCTSBot`` on determinized games: for each decision, ``--worlds``
-  sampled games, ``--sims // --worlds`` simulations each, the action with the most visits
-  summed over the worlds (perfect-information Monte Carlo).
-
-Both search with :class:`StockEvaluator` at the leaves (random rollouts of Skip-Bo rarely end:
-random play seldom empties a stock, so a rollout would run to the turn limit and return 0).
+``--bot`` is ``ismcts``, ``ismcts-prior`` (PUCT with the heuristic's prior) or ``pimc``; leaves are
+scored by :class:`StockEvaluator`. Use this module's :class:`ISMCTSBot`: OpenSpiel 2.0.2's own
+lacks ``restart_at``. See docs/pipelines.md ("OpenSpiel").
 """
 
 from __future__ import annotations

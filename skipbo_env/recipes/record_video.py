@@ -1,23 +1,13 @@
 """Record a video of an agent's Skip-Bo game from ``render_mode="rgb_array"`` frames.
 
-Gymnasium (default): ``SkipBo-v0`` with ``render_mode="rgb_array"``; the
-agent plays the learner's seat against ``--opponents``. With moviepy installed
-(``pip install "gymnasium[other]"``) Gymnasium's own ``RecordVideo`` wrapper
-writes ``<out>/skipbo-episode-0.mp4``; without it (or with ``--format gif``)
-Gymnasium's ``RenderCollection`` wrapper collects the same frames and Pillow
-writes ``<out>/skipbo-episode-0.gif``. The frames show the learner's view (its
-hand face up, the others face down); ``--full`` shows every hand.
+By default ``SkipBo-v0`` with Gymnasium's ``RecordVideo`` (an mp4, with moviepy) or
+``RenderCollection`` and Pillow (a gif); ``--pettingzoo`` records a ``skipbo_v0`` AEC game with
+every seat played by ``--agent``; ``--full`` shows every hand. Needs the ``render`` extra; runs
+headless::
 
-PettingZoo (``--pettingzoo``): a ``skipbo_v0`` AEC game with every seat played
-by ``--agent``; the frames are ``env.render()`` after the reset and after every
-step (the table as the agent to move sees it, or everything with ``--full``),
-written as ``<out>/skipbo-aec.gif``.
+    python -m skipbo_env.recipes.record_video --out videos --agent heuristic --opponents greedy
 
-Needs the drawing extra: ``pip install "skipbo-env[render]"``. Runs headless.
-
-    python -m skipbo_env.recipes.record_video --out videos
-    python -m skipbo_env.recipes.record_video --out videos --agent heuristic --opponents greedy --full
-    python -m skipbo_env.recipes.record_video --out videos --pettingzoo --players 3 --stock-size 10
+See docs/environments.md ("Rendering").
 """
 
 from __future__ import annotations

@@ -1,26 +1,13 @@
-"""PPO for Skip-Bo with Tianshou 2: its PPO, collector and on-policy trainer, the action-scoring network
-(:class:`skipbo_env.nets.ScorerNet`) as its actor and critic.
+"""PPO for Skip-Bo with Tianshou 2, the action-scoring network as its actor and critic.
 
-The games are ``SkipBo-v0`` envs (one learner, the opponents inside) in Tianshou's ``DummyVectorEnv``.
-Tianshou reads a legal-action mask from the observation, so :class:`MaskedObservation` hands it
-``{"obs": vector, "mask": legal actions}``; the actor passes the mask to the network, which gives
-every illegal action a logit of -1e8, so the policy never draws one (and the env, built to raise on an
-illegal action, would stop the run if it did). The opponents are agent names or files; game ``i``
-plays ``opponents[i % len(opponents)]``.
-
-Why not Tianshou's PettingZoo path (``PettingZooEnv`` and ``MultiAgentOnPolicyAlgorithm``) on the AEC
-env: it hands each seat's learner the transitions of its own moves, and a seat's reward only as it
-stood when the seat moved. A Skip-Bo game ends on the winner's move, so the loser never sees its -1
-nor the end of the game (its advantage estimate runs on into its next game), and after the last move
-of a turn the next observation is the other seat's (``benchmarks/tianshou_marl_probe.py`` counts it).
-``SkipBo-v0`` puts the opponents inside the env, so every transition is the learner's own.
+The games are ``SkipBo-v0`` envs in Tianshou's ``DummyVectorEnv``; :class:`MaskedObservation` hands
+Tianshou ``{"obs": vector, "mask": legal actions}`` and the actor masks illegal actions out. Game
+``i`` plays ``opponents[i % len(opponents)]``. Needs the ``tianshou`` extra::
 
     python -m skipbo_env.recipes.tianshou_ppo --total-timesteps 1000000 --opponents greedy
 
-It writes, under ``runs/NAME/``: ``agent.safetensors`` (an agent file: ``skipbo evaluate --agents
-runs/NAME/agent.safetensors greedy`` and ``load_agent`` play it), ``progress.csv`` (a row per
-progress line), and with evaluations ``metrics.csv`` and the evaluated networks in ``snapshots/``.
-Needs the ``tianshou`` extra.
+It writes ``runs/NAME/`` as every PPO recipe does (:mod:`.common`). docs/pipelines.md says why
+Tianshou's PettingZoo path is not used.
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
-"""PPO for Skip-Bo with TorchRL: its Gymnasium wrapper, collector, GAE and clipped PPO loss, the
-action-scoring network (:class:`skipbo_env.nets.ScorerNet`) as its actor and critic.
+"""PPO for Skip-Bo with TorchRL, the action-scoring network as its actor and critic.
 
-The games are ``SkipBo-v0`` envs (one learner, the opponents inside), each in TorchRL's ``GymWrapper``
-with an info reader that puts the env's ``info["action_mask"]`` into the tensordict as
-``"action_mask"``, batched by ``SerialEnv``. The actor is a ``ProbabilisticActor`` whose
-``MaskedCategorical`` reads that mask, over the network's masked logits (an illegal action's logit is
--1e8), so no illegal action is drawn (and the env, built to raise on one, would stop the run if it
-were). Game ``i`` plays ``opponents[i % len(opponents)]``. The compiled vector env is not used here:
-TorchRL's wrapper of a batched Gymnasium env takes a step of random, unmasked actions when it is built,
-which the env refuses.
+The games are ``SkipBo-v0`` envs in TorchRL's ``GymWrapper`` (the env's ``info["action_mask"]``
+read into the tensordict), batched by ``SerialEnv``; a ``MaskedCategorical`` actor draws no
+illegal action. Needs the ``torchrl`` extra::
 
     python -m skipbo_env.recipes.torchrl_ppo --total-timesteps 1000000 --opponents greedy
 
-It writes, under ``runs/NAME/``: ``agent.safetensors`` (an agent file: ``skipbo evaluate --agents
-runs/NAME/agent.safetensors greedy`` and ``load_agent`` play it), ``progress.csv`` (a row per
-progress line), and with evaluations ``metrics.csv`` and the evaluated networks in ``snapshots/``.
-Needs the ``torchrl`` extra.
+It writes ``runs/NAME/`` as every PPO recipe does (:mod:`.common`). docs/pipelines.md says why
+the compiled vector env is not used here.
 """
 
 from __future__ import annotations
@@ -91,7 +83,9 @@ class MaskedLogits(nn.Module):
 
     def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         lead = observation.shape[:-1]
-        logits, _ = self.net(observation.reshape(-1, observation.shape[-1]), action_mask.reshape(-1, action_mask.shape[-1]))
+        logits, _ = self.net(
+            observation.reshape(-1, observation.shape[-1]), action_mask.reshape(-1, action_mask.shape[-1])
+        )
         return logits.reshape(*lead, -1)
 
 

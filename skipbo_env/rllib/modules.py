@@ -41,7 +41,8 @@ class ScorerRLModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         given = self.model_config if isinstance(self.model_config, dict) else {}
-        sizes = {**DEFAULT_SIZES, **{k: tuple(v) for k, v in given.items() if k in SCORER_SIZES}}  # RLlib adds its own keys
+        # RLlib adds its own keys
+        sizes = {**DEFAULT_SIZES, **{k: tuple(v) for k, v in given.items() if k in SCORER_SIZES}}
         obs_space = getattr(self.observation_space, "spaces", {}).get("observations")
         if obs_space is None or not isinstance(self.action_space, Discrete):
             raise ValueError(f"ScorerRLModule needs the masking observation dict and Discrete actions, got "

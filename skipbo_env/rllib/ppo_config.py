@@ -1,14 +1,10 @@
 """PPO configuration for Skip-Bo on RLlib: modules, envs, seat mapping, checkpoints and agent files.
 
-* **module**: ``"scorer"`` (default) trains :class:`~.modules.ScorerRLModule`, the action-scoring
-  network; ``"mlp"`` RLlib's masking MLP.
-* **self-play** (``opponents=()``): every seat of ``skipbo_v0`` maps to :data:`LEARNER`.
-* **against scripted agents**: with ``vector=True`` the learner plays ``SkipBo-v0``'s compiled vector
-  env (the opponents inside it, module id ``default_policy``); otherwise one side per episode of
-  ``skipbo_v0`` is :data:`LEARNER` and the other seats play the modules ``scripted_<name>``.
-
-:func:`save` writes the checkpoint, :data:`META_FILE`, and for the scorer module ``agent.safetensors``
-(an agent file that ``load_agent`` reads with no pickle).
+The module is ``"scorer"`` (default, :class:`~.modules.ScorerRLModule`) or ``"mlp"``. Self-play
+(``opponents=()``) maps every seat of ``skipbo_v0`` to :data:`LEARNER`; against scripted agents,
+``vector=True`` trains on ``SkipBo-v0``'s compiled vector env, otherwise one side per episode is
+the learner and the others play ``scripted_<name>`` modules. :func:`save` writes the checkpoint,
+:data:`META_FILE` and, for the scorer, ``agent.safetensors``. See docs/pipelines.md.
 """
 
 from __future__ import annotations

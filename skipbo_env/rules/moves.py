@@ -1,17 +1,10 @@
 """Typed moves (R11, R16, R21, R27).
 
-A move is a small frozen value. Three kinds exist:
-
-* :class:`Play` puts one card on a building pile. Its ``source`` says where
-  the card comes from; ``card`` names the hand card (by value, the hand is a
-  multiset) and ``discard_pile`` names the discard pile for discard sources.
-* :class:`Discard` puts one hand card on one of the mover's own discard
-  piles and ends the turn (R16).
-* :class:`EndTurn` ends a turn with an empty hand that cannot be refilled (R21).
-
-Every possible move exists once in :data:`ALL_MOVES`, a fixed table in a
-documented order; legal move lists hold these very objects, so comparisons
-are cheap. Constructing an equal move by hand works too (moves compare by value).
+A move is a small frozen value: :class:`Play` (one card onto a building pile, from a ``source``),
+:class:`Discard` (a hand card onto an own discard pile, ending the turn, R16) or :class:`EndTurn`
+(an empty hand that cannot be refilled, R21). Every possible move exists once in
+:data:`ALL_MOVES`, a fixed table in a documented order; legal move lists hold these very objects,
+and moves compare by value. See docs/actions.md.
 """
 
 from __future__ import annotations

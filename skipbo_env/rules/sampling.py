@@ -1,45 +1,12 @@
 """Sampling the hidden cards: full game states consistent with what one seat knows.
 
-This is determinization, the tool of imperfect-information game search (OpenSpiel's
-"resample from infostate"): from a :class:`~skipbo_env.rules.view.SeatView`, draw
-complete :class:`~skipbo_env.rules.state.GameState` s that the seat cannot tell apart
-from the real game, each with probability proportional to how many real deals lead
-to it given the table (uniform over arrangements of the unseen cards).
-
-What the seat knows (and a sampled state keeps exactly): its own hand, every stock's
-face-up top and size (R3, R7), every discard pile card (placed face up, R3), the
-building piles' actual cards, wilds included (face up, R4, R12), the completed pile's
-cards (seen on the building piles before they were set aside, R13; only their order is
-hidden), the other hands' sizes, the draw pile size, whose turn it is, the turn
-counter, the winner and truncation.
-
-The **unseen multiset** is the 162-card deck (R1) minus all of those cards. It fills,
-uniformly at random, the hidden places: every other seat's hand (R3, R28: partners'
-hands too), every stock below its top (the seat's own stock included) and the draw pile
-(R4) in a random order. The completed pile keeps the seen cards, sorted (its order is
-hidden and only ever used through a shuffle with the state's generator, R19).
-
-Decisions, documented here and in ``docs/search.md``:
-
-* Memory is the table plus the completed pile's multiset. A seat that remembers more
-  (which cards went into the draw pile at a reshuffle, R19, and which of them it drew
-  since; what an opponent picked up) could narrow the unseen cards further; the view
-  holds no history, so the sampler does not use any.
-* ``moves`` (the move counter, bounded by ``config.move_limit``) is not in the view. A
-  sampled state gets ``moves = turn``, the fewest moves consistent with the turn counter
-  (every turn ends with a move), so the sampled game has at least as much room before the
-  move limit as the real one and cannot hit it spuriously. When the view says the game was
-  truncated before the turn limit (so by the move limit), ``moves = config.move_limit``
-  keeps it truncated.
-* ``current``, ``turn``, ``winner`` are the view's. Each sampled state gets its own PCG64
-  generator (for later reshuffles, R19) seeded from the sampler's generator, so a sampled
-  state serializes (``to_dict``) and loads into the batched engine.
-* Randomness: each sample consumes, in order, one permutation of the unseen cards and one
-  63-bit integer (the state's generator seed) from the caller's generator. Same generator
-  state, same samples.
-* A view no real game can produce (the hidden places need more or fewer cards than are
-  unseen, or a card value is seen more often than the deck holds) raises
-  :class:`~skipbo_env.rules.errors.StateError` naming the problem.
+Determinization (OpenSpiel's "resample from infostate"): from a
+:class:`~skipbo_env.rules.view.SeatView`, :func:`sample_states` draws complete
+:class:`~skipbo_env.rules.state.GameState` s the seat cannot tell from the real game, the unseen
+cards dealt uniformly over the hidden places. Each sample consumes one permutation and one
+63-bit seed from the caller's generator (same generator state, same samples); a view no real
+game can produce raises :class:`~skipbo_env.rules.errors.StateError`. docs/search.md ("Sampling
+the hidden cards") states what is kept and every decision.
 """
 
 from __future__ import annotations
@@ -53,7 +20,8 @@ from .errors import StateError
 from .state import GameState
 from .view import SeatView
 
-__all__ = ["HiddenSizes", "hidden_sizes", "sample_state", "sample_states", "seen_counts", "unseen_cards", "unseen_counts"]
+__all__ = ["HiddenSizes", "hidden_sizes", "sample_state", "sample_states", "seen_counts", "unseen_cards",
+           "unseen_counts"]
 
 
 def seen_counts(view: SeatView) -> list[int]:
@@ -139,7 +107,8 @@ def _check_building(view: SeatView) -> None:
         raise StateError("view.hand", f"holds {len(view.hand)} cards but hand_sizes says {view.hand_sizes[view.seat]}")
     if len(view.completed_cards) != view.completed_size:
         raise StateError(
-            "view.completed_cards", f"holds {len(view.completed_cards)} cards but completed_size is {view.completed_size}"
+            "view.completed_cards",
+            f"holds {len(view.completed_cards)} cards but completed_size is {view.completed_size}",
         )
 
 

@@ -85,7 +85,8 @@ def rng_from_dict(data: Any) -> np.random.Generator:
     words = {}
     for key in ("state", "inc"):
         text = data[key]
-        if not isinstance(text, str) or not (text.isascii() and text.isdigit()) or len(text) > 39 or int(text) >= 2**128:
+        if (not isinstance(text, str) or not (text.isascii() and text.isdigit())
+                or len(text) > 39 or int(text) >= 2**128):
             raise StateError(f"rng.{key}", f"must be a decimal string of a 128-bit integer, got {shown(text)}")
         words[key] = int(text)
     if words["inc"] % 2 == 0:  # PCG64 keeps the increment odd; an even one can cycle in a tiny loop
@@ -144,7 +145,9 @@ def _hands(value: Any, n: int) -> list[list[int]]:
     hands = [_cards(f"hands[{s}]", h, HAND_SIZE) for s, h in enumerate(_list("hands", value, n))]
     for s, hand in enumerate(hands):
         if hand != sorted(hand):
-            raise StateError(f"hands[{s}]", f"must list its cards in increasing order (as to_dict writes them), got {hand}")
+            raise StateError(
+                f"hands[{s}]", f"must list its cards in increasing order (as to_dict writes them), got {hand}"
+            )
     return hands
 
 

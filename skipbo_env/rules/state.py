@@ -1,18 +1,10 @@
 """Game state, dealing and move application (R6–R23, R26, R27).
 
-Conventions, used everywhere (state, serialized dict, explicit decks):
-
-* In every list of cards the **last element is the top**: the draw pile,
-  each stock, each discard pile, each building pile, the completed pile and
-  an explicit deck given to :func:`new_game`.
-* Dealing (R6, R7) pops cards from the top of the shuffled deck, one card at
-  a time to each player in seat order starting with the first player, until
-  every stock holds ``stock_size`` cards: the first card a player receives
-  ends up at the bottom of their stock, the last one on top. What is left is
-  the draw pile, in the same order.
-* The seat to move always holds its refilled hand: the start-of-turn refill
-  (R8, R10) happens as part of the move that ends the previous turn, and as
-  part of the deal for the first player.
+In every list of cards the last element is the top. Dealing (R6, R7) pops cards one at a time
+to each player in seat order, starting with the first player, so a stock's first card ends up at
+its bottom; what is left is the draw pile. The seat to move always holds its refilled hand: the
+start-of-turn refill (R8, R10) is part of the move that ends the previous turn. See
+docs/state-format.md.
 """
 
 from __future__ import annotations
@@ -317,7 +309,8 @@ class GameState:
         if type(seat) is not int or not 0 <= seat < n:
             raise ValueError(f"seat must be an int in 0..{n - 1}, got {seat!r}")
         stocks = self.stocks
-        return SeatView(  # by position, in field order: a keyword call is a third slower, and the envs make a view every step
+        # by position, in field order: a keyword call is a third slower, and the envs make a view every step
+        return SeatView(
             seat,
             self.config,
             cards_of_counts(tuple(self.hands[seat])),  # hand

@@ -1,16 +1,10 @@
 """What one seat may know of a game (R3, R4, R28).
 
-A :class:`SeatView` holds exactly the information a player at the table has:
-their own hand, every stock's face-up top and size, the full contents of
-every discard pile (cards were placed face up), the building pile values,
-the other players' hand sizes, the draw and completed pile sizes, whose
-turn it is, the turn counter, seat order and partners; and, at the end of the
-dataclass, the building piles' actual cards (wilds included) and the
-completed pile's cards as a sorted multiset (a seat saw them on the building
-piles before they were set aside, R13; :mod:`.sampling` needs both to know
-which cards are unseen). Nothing else is copied from the state, so no hidden
-card (draw pile order, other hands, stock cards below the top, completed pile
-order) can influence it.
+A :class:`SeatView` holds exactly what a player at the table knows: their own hand, every stock's
+top and size, every discard pile in full, the building piles (and their actual cards), the other
+hand sizes, the draw and completed pile sizes (and the completed cards as a sorted multiset),
+whose turn it is, the turn counter, seat order and partners. Nothing else is copied from the
+state, so no hidden card can influence it.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Atomic checkpoints of a training run, and the run folder's lock and temporary files.
 
-Layout under ``<run>/checkpoints/``: ``model_<steps>.zip`` files and a
-``latest.json`` pointer written last, through a temporary file and a rename.
-A kill at any moment leaves ``latest.json`` naming a complete model file:
-either the new one or the previous one. Older model files are deleted only
-after the pointer moved on. ``--resume`` follows the pointer only to a
-``model_<steps>.zip`` file inside ``<run>/checkpoints/`` and self-play
-snapshots only inside ``<run>/pool/`` (:func:`load_latest`).
-
-One process at a time trains a run folder: :func:`lock_run_dir` holds an
-exclusive ``flock`` on ``<run>/.lock`` for the whole run. The operating system
-releases it when the process ends in any way (a kill included), so a lock is
-never stale. Under the lock, :func:`remove_stale_files` deletes the temporary
-files that an interrupted write left in the run folder.
+``<run>/checkpoints/`` holds ``model_<steps>.zip`` files and a ``latest.json`` pointer written
+last (temporary file and rename), so a kill leaves it naming a complete model;
+:func:`load_latest` follows it only inside the run folder. :func:`lock_run_dir` holds an
+exclusive ``flock`` on ``<run>/.lock`` for the whole run, and :func:`remove_stale_files` clears
+what an interrupted write left. See docs/training.md ("Checkpoints and resume").
 """
 
 from __future__ import annotations

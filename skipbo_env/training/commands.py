@@ -7,9 +7,7 @@
     skipbo train --resume runs/default            # continue from the last checkpoint
     skipbo train --export runs/default/best.zip my_agent.safetensors --allow-pickle   # to share
 
-Every configuration field (see ``--help``) can be overridden with its dotted
-name; values are read as YAML (``--opponents.mix '{greedy: 1, heuristic: 1}'``).
-Outputs go to ``runs/<name>/`` in the working directory (see skipbo_env/training/run.py).
+Override any field by its dotted name, values as YAML (``--opponents.mix '{greedy: 1}'``); outputs in ``runs/<name>/``.
 """
 
 from __future__ import annotations

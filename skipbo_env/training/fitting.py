@@ -1,14 +1,10 @@
 """The fitting loop both network recipes share (:mod:`.turn_recipe`, :mod:`.value_recipe`).
 
-A recipe prepares its rows (targets, standardised inputs) and hands over what differs: the loss of
-a batch, its held-out figures and the sizes (a :class:`FitPlan`). :func:`split_holdout` holds out
-whole games; :func:`fit_mlp` then fits a ReLU network the same way for both: torch seeded from the
-recipe's seed on the recipe's threads, Adam (with cosine decay when the plan asks), each epoch's
-rows shuffled by the recipe's generator, the held-out figures after every epoch (one ``fit.csv``
-row each, and a progress line; a fit from given weights, ``FitPlan.init``, also measures them first,
-as epoch 0), and the weights of the chosen epoch: the one with the lowest held-out figure ``keep``,
-or the last. A fit whose loss or weights stop being finite is refused
-(a :class:`~skipbo_env.rules.ConfigError` naming ``fit.learning_rate``), never written.
+A recipe prepares its rows and hands over what differs as a :class:`FitPlan` (the batch loss, the
+held-out figures, the sizes). :func:`split_holdout` holds out whole games; :func:`fit_mlp` fits a
+ReLU network with Adam, seeded, writing a ``fit.csv`` row per epoch, and keeps the epoch with the
+lowest held-out figure ``keep`` (or the last). A fit that stops being finite is refused with a
+:class:`~skipbo_env.rules.ConfigError` naming ``fit.learning_rate``.
 """
 
 from __future__ import annotations

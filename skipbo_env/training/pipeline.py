@@ -1,22 +1,10 @@
-"""PPO with its rollouts on a second core (``pipeline: true``): the next rollout is collected while
-the updates run on the last one.
+"""PPO with its rollouts on a second core (``pipeline: true``).
 
-The plain loop (sb3's ``learn``) alternates: collect a rollout with the current policy, update,
-collect again. With ``pipeline: true`` a worker process owns the batched training games and a copy
-of the policy. At each iteration the learner takes the rollout the worker has just finished, sends
-it the policy it holds now, and runs the PPO updates on that rollout while the worker collects the
-next one with those weights. So every rollout but the first is played by the policy one update
-older than the one its update starts from; PPO's ratio is taken against the log-probabilities the
-rollout was played with, so the clipped objective bounds the change from the policy that played,
-as it does in the plain loop (one update further from it).
-
-A run stays deterministic: the order of the exchanges is fixed, and the worker seeds its own torch
-generator (the actions it samples) from the run seed and the step count, as the environments are.
-The opponents are drawn in the worker at every rollout start from the weights the learner sends
-with the policy (:class:`~skipbo_env.training.opponents.BatchedOpponents`, seeded as the plain loop's),
-so a curriculum promotion or a new self-play snapshot applies from the rollout after next.
-The trainer's events (evaluations, checkpoints, snapshots) happen between rollouts, where the step
-count has passed their mark.
+A worker process owns the training games and a copy of the policy: it collects the next rollout
+with the weights the learner sent while the learner runs the PPO updates on the last one, so
+every rollout but the first is played by the policy one update older. The run stays
+deterministic (fixed exchange order, seeded worker). See docs/training.md ("Rollouts on a
+second core").
 """
 
 from __future__ import annotations
@@ -117,7 +105,9 @@ class RolloutWorker:
         try:
             kind, payload = self._conn.recv()
         except (EOFError, OSError) as exc:
-            raise WorkerError(f"the rollout worker ended without its rollout (exit code {self._process.exitcode})") from exc
+            raise WorkerError(
+                f"the rollout worker ended without its rollout (exit code {self._process.exitcode})"
+            ) from exc
         if kind == "error":
             raise WorkerError(f"the rollout worker failed:\n{payload}")
         return payload

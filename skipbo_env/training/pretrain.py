@@ -1,19 +1,10 @@
-"""Behaviour-cloning warm start: imitate a scripted teacher before PPO.
+"""Behaviour-cloning warm start: imitate a teacher before PPO.
 
-With ``pretrain.teacher`` set, ``train.py`` first plays ``pretrain.games``
-games in which the teacher holds the learner's seat against opponents drawn
-from ``pretrain.opponents``, records the teacher's observation, mask and
-action at each of its decisions, and fits the fresh MaskablePPO policy to
-them: cross-entropy of the masked policy on the teacher's action, plus a
-mean-squared error of the value head on the discounted return the teacher
-actually got (the episode contract's rewards, :mod:`skipbo_env.episode`:
-±1 at the end, the shaping reward per stock card when ``reward_shaping`` is
-on). PPO then trains from that policy. The games run through the one game
-loop, :func:`skipbo_env.episode.decisions`.
-
-The teacher is a scripted agent, the search agent or the shipped turn network
-(``turn-2p``): the agents that decide from the seat's view, so that they can
-label a position the student reached (:data:`TEACHERS`).
+With ``pretrain.teacher`` set, ``train.py`` first plays ``pretrain.games`` games with the teacher
+in the learner's seat (through :func:`skipbo_env.episode.decisions`), records its observations,
+masks and actions, and fits the fresh policy to them: cross-entropy on the teacher's action and
+a value loss on the return it got. Teachers are the agents that decide from the seat's view
+(:data:`TEACHERS`). See docs/training.md ("Behaviour cloning and DAgger").
 """
 
 from __future__ import annotations

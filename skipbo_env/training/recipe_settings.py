@@ -1,9 +1,8 @@
-"""The recipes' settings (``recipe: turnnet`` and ``recipe: value`` files in ``configs/``): frozen,
-validated dataclasses, each error naming its key.
+"""The recipes' settings (``recipe: turnnet`` and ``recipe: value`` in ``configs/``).
 
-:class:`TurnNetConfig` is the turn network's recipe (:mod:`.turn_recipe`), :class:`ValueNetConfig`
-the value network's (:mod:`.value_recipe`); the fit settings both share are checked by
-:func:`check_fit`. Reading and writing them as YAML is :mod:`.settings_io`'s.
+Frozen, validated dataclasses, each error naming its key: :class:`TurnNetConfig` for
+:mod:`.turn_recipe`, :class:`ValueNetConfig` for :mod:`.value_recipe`; the fit settings both
+share are checked by :func:`check_fit`. Reading and writing them as YAML is :mod:`.settings_io`'s.
 """
 
 from __future__ import annotations

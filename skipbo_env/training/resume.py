@@ -1,15 +1,9 @@
 """What a resumed run may change, and how its model comes back.
 
-A run folder holds the resolved ``config.yaml`` and the checkpoints
-(:mod:`.checkpoints`). ``train.py --resume RUN_DIR`` reloads that
-configuration with command-line overrides: the PPO training settings
-(:data:`RESUMABLE_PPO`), the opponents, evaluation, totals and ``n_envs``
-may change; the game and the network (:data:`NETWORK_PPO`) may not.
-
-The saved ``config.yaml`` is complete (``save_yaml`` writes every field), so
-an empty or partial one is an error naming the file, never a run on defaults.
-The checkpoint must hold the configuration's policy: its class (``mlp`` or
-``scorer``) and its architecture, not only the observation and action sizes.
+``train.py --resume RUN_DIR`` reloads the run's complete ``config.yaml`` with command-line
+overrides: the PPO training settings (:data:`RESUMABLE_PPO`), opponents, evaluation, totals and
+``n_envs`` may change; the game and the network (:data:`NETWORK_PPO`) may not. The checkpoint
+must hold the configuration's policy class and architecture. See docs/training.md.
 """
 
 from __future__ import annotations

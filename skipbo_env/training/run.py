@@ -1,29 +1,10 @@
 """The training loop behind ``train.py``: MaskablePPO against scripted opponents.
 
-A run writes ``<runs_dir>/<name>/``:
-
-* ``config.yaml``: the resolved configuration;
-* ``tb/``: TensorBoard logs (SB3's training statistics and the evaluations);
-* ``metrics.csv``: one row per evaluation and opponent (win rate, 95% CI, ...);
-* ``checkpoints/``: the latest model and training state, written atomically;
-* ``best.zip``: the model with the best win rate against ``eval.best_against``,
-  and ``best.json``: its score (written before ``best.zip``, so that the best
-  score survives every stop: a resumed run never replaces ``best.zip`` with a
-  worse model);
-* ``latest.zip``: a copy of the latest model (a pickled checkpoint: ``evaluate.py --allow-pickle``,
-  or ``train.py --export`` it to a safe agent file);
-* ``learning_curve.png``: evaluation win rates against training steps;
-* ``pool/``: self-play snapshots (when self-play is on);
-* ``.lock``: the run's lock (:func:`~skipbo_env.training.checkpoints.lock_run_dir`):
-  one process at a time trains a run folder, and a second is refused at once.
-
-The state saved with a checkpoint already points at the next checkpoint,
-evaluation and snapshot, and the last evaluation of a session comes before
-its last checkpoint, so a resumed run continues exactly where the saved state
-says. A file that cannot be written (a full disk) ends the run with
-:class:`~skipbo_env.training.checkpoints.RunWriteError` naming it; the last
-good checkpoint stays, and the run's temporary files are removed (on error,
-and at every start).
+A run writes ``<runs_dir>/<name>/`` (``config.yaml``, ``tb/``, ``metrics.csv``, ``checkpoints/``,
+``best.zip`` and ``best.json``, ``latest.zip``, ``learning_curve.png``, ``pool/``, ``.lock``: see
+docs/training.md, "What a run writes"). The state saved with a checkpoint points at the next
+checkpoint, evaluation and snapshot, so a resumed run continues exactly; a file that cannot be
+written ends the run with :class:`~skipbo_env.training.checkpoints.RunWriteError` naming it.
 """
 
 from __future__ import annotations
@@ -100,8 +81,12 @@ def build_model(cfg: TrainConfig, venv, resume_from: Path | None) -> MaskablePPO
     policy_kwargs: dict = {"activation_fn": activation}
     if p.policy == "scorer":
         policy: str | type[ScorerPolicy] = ScorerPolicy
-        policy_kwargs.update(context_arch=list(p.net_arch), value_arch=list(p.net_arch), scorer_arch=list(p.scorer_arch),
-                             features_version=FEATURES_VERSION)  # saved with the model, checked on load
+        policy_kwargs.update(
+            context_arch=list(p.net_arch),
+            value_arch=list(p.net_arch),
+            scorer_arch=list(p.scorer_arch),
+            features_version=FEATURES_VERSION,
+        )  # saved with the model, checked on load
     else:
         policy = "MlpPolicy"
         policy_kwargs["net_arch"] = list(p.net_arch)
@@ -198,13 +183,15 @@ class Trainer:
                     "name", f"{run_dir} already holds a run; resume it with --resume {run_dir} or pick another --name"
                 )
             self.resume_from, self.state = None, TrainState(
-                next_eval=cfg.eval.every, next_checkpoint=cfg.checkpoint_every, next_snapshot=cfg.opponents.selfplay_every
-            )
+                next_eval=cfg.eval.every, next_checkpoint=cfg.checkpoint_every,
+                next_snapshot=cfg.opponents.selfplay_every)
 
     def _check_eval_games(self) -> None:
         count = len(lineups(self.cfg.game.num_teams, self.cfg.game))
         if self.cfg.eval.games % count:
-            raise ConfigError("eval.games", f"must be a multiple of {count} (the seatings of each deal), got {self.cfg.eval.games}")
+            raise ConfigError(
+                "eval.games", f"must be a multiple of {count} (the seatings of each deal), got {self.cfg.eval.games}"
+            )
 
     # -------------------------------------------------------------- main
     def run(self) -> dict[str, Any]:
@@ -329,8 +316,9 @@ class Trainer:
                         cfg.reward_shaping, progress=self.progress, workers=p.workers, ray=cfg.ray)
         stats: dict[str, Any] = fit(self.model, demos, p.epochs, p.batch_size, p.learning_rate, cfg.seed,
                                     progress=self.progress)
-        rounds: list[dict[str, Any]] = [dict(stats, round=0, games=p.games, teacher_win_rate=demos.wins / max(1, demos.games),
-                       seconds=round(self.wall_seconds(), 1))]
+        rounds: list[dict[str, Any]] = [dict(stats, round=0, games=p.games,
+                                             teacher_win_rate=demos.wins / max(1, demos.games),
+                                             seconds=round(self.wall_seconds(), 1))]
         for r in range(1, p.dagger_rounds + 1):
             student = self.run_dir / f".dagger_student_{r}.zip"
             with writing(student):

@@ -158,7 +158,8 @@ class EvalSettings:
     result in at the next checkpoint (or the next evaluation, or the session's end, whichever
     comes first): the evaluations' games overlap the training instead of pausing it, which pays
     where their workers have cores of their own. It needs worker processes: with ``workers`` 1 (and
-    no Ray cluster) the evaluations run in the training process, between the updates, as without it. A run stays deterministic: the result is taken in at a fixed step, so the best
+    no Ray cluster) the evaluations run in the training process, between the updates, as without it.
+    A run stays deterministic: the result is taken in at a fixed step, so the best
     model, the metrics and a curriculum promotion (applied then, not right after the games) are
     the same on every repeat."""
 
@@ -169,7 +170,9 @@ class EvalSettings:
         if not self.agents:
             raise ConfigError("eval.agents", "needs at least one agent")
         if self.best_against not in self.agents:
-            raise ConfigError("eval.best_against", f"must be one of eval.agents {list(self.agents)}, got {show(self.best_against)}")
+            raise ConfigError(
+                "eval.best_against", f"must be one of eval.agents {list(self.agents)}, got {show(self.best_against)}"
+            )
 
 
 @dataclass(frozen=True)
@@ -316,7 +319,9 @@ class TrainConfig(YamlConfig):
         if self.pretrain.teacher is not None:
             for name in sorted(self.pretrain.opponents):  # the cloning games seat scripted agents only
                 if name not in BOTS:
-                    raise ConfigError("pretrain.opponents", f"unknown agent {show(name)}; known: {', '.join(sorted(BOTS))}")
+                    raise ConfigError(
+                        "pretrain.opponents", f"unknown agent {show(name)}; known: {', '.join(sorted(BOTS))}"
+                    )
             if is_search_spec(self.pretrain.teacher):  # the search agent may teach, not play
                 try:
                     parse_search_spec(self.pretrain.teacher)
@@ -324,9 +329,12 @@ class TrainConfig(YamlConfig):
                     raise ConfigError("pretrain.teacher", str(exc)) from None
             elif self.pretrain.teacher in SHIPPED:  # a shipped network may teach if it reads views: turn-2p
                 if self.pretrain.teacher != "turn-2p":
-                    raise ConfigError("pretrain.teacher", f"{show(self.pretrain.teacher)} cannot teach: a teacher decides "
-                                                          "from the seat's view (a scripted agent, the search agent "
-                                                          "or turn-2p)")
+                    raise ConfigError(
+                        "pretrain.teacher",
+                        f"{show(self.pretrain.teacher)} cannot teach: a teacher decides "
+                        "from the seat's view (a scripted agent, the search agent "
+                        "or turn-2p)",
+                    )
             elif self.pretrain.teacher not in BOTS:
                 raise ConfigError("pretrain.teacher", f"unknown agent {show(self.pretrain.teacher)}; known: "
                                                       f"{', '.join(sorted(BOTS))}, search specs and turn-2p")

@@ -1,17 +1,10 @@
 """Reading and writing the training settings (:mod:`.settings`, :mod:`.recipe_settings`) as YAML.
 
-Configuration files are read strictly (:func:`load_yaml_text`): a duplicate key is an error, and
-so is a YAML alias (``*name``). Aliases are refused outright rather than bounded: a configuration
-is short and hand-written, :meth:`YamlConfig.save_yaml` never writes one, and a refused alias can
-neither expand into a "billion laughs" bomb nor build a self-referencing structure, whatever its
-size. A file the user passes (``--config``) may leave fields to their defaults but may not be
-empty; a run's saved ``config.yaml`` is *complete* (``save_yaml`` writes every field), so
-:meth:`YamlConfig.from_yaml` with ``complete=True`` (``--resume``) refuses one that misses any field.
-
-The mapping read is built into the frozen dataclasses by ``dacite`` (strict: an unknown key is an
-error), with type hooks that keep the checks strict and the messages short and named by the dotted
-key (``ppo.learning_rate: must be a number, got 'abc'``): an int is never a bool, a number must be
-finite, a list field needs a list and a section a mapping.
+Files are read strictly (:func:`load_yaml_text`): a duplicate key or a YAML alias is an error. A
+user's file may leave fields to their defaults but may not be empty; a run's saved
+``config.yaml`` must be complete (``complete=True``, ``--resume``). The mapping is built into the
+frozen dataclasses by ``dacite`` (strict), with type hooks whose messages name the dotted key
+(``ppo.learning_rate: must be a number, got 'abc'``).
 """
 
 from __future__ import annotations
@@ -99,8 +92,11 @@ class StrictLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(
-                None, None, f"YAML aliases (*{show_text(str(event.anchor), 40)}) are not allowed in a configuration file",
-                event.start_mark)
+                None,
+                None,
+                f"YAML aliases (*{show_text(str(event.anchor), 40)}) are not allowed in a configuration file",
+                event.start_mark,
+            )
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
@@ -153,7 +149,9 @@ def load_yaml_text(text: str, where: str) -> Any:
         problem = " ".join(str(exc.problem or exc.context).split())
         raise ConfigError("config", f"{where} is not valid YAML{at}: {show_text(problem, 200)}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError("config", f"{where} is not valid YAML: {show_text(' '.join(str(exc).split()), 200)}") from None
+        raise ConfigError(
+            "config", f"{where} is not valid YAML: {show_text(' '.join(str(exc).split()), 200)}"
+        ) from None
     except RecursionError:
         raise ConfigError("config", f"{where} is nested too deeply") from None
 

@@ -231,5 +231,5 @@ def collect_shards(paths: list[Path], read: Callable[[int], dict[str, np.ndarray
     return [done[s] if s in done else read(s) for s in range(len(paths))]
 
 
-__all__ = ["MAX_EXPANSION", "RecipeRun", "ShardLayout", "collect_shards", "load_shard", "open_recipe_run", "shards_sha256",
-           "write_run_summary"]
+__all__ = ["MAX_EXPANSION", "RecipeRun", "ShardLayout", "collect_shards", "load_shard", "open_recipe_run",
+           "shards_sha256", "write_run_summary"]

@@ -1,31 +1,10 @@
 """The ``turnnet`` recipe: teach the turn network (``turn-2p``) the search agent's scores.
 
-One command (``python train.py --config configs/turnnet_2p.yaml``) runs three steps into
-``<runs_dir>/<name>/``:
-
-1. **Labels** (``labels``): ``shards`` × ``games`` 2-player games, each shard a seeded sequence of
-   its own (so the result does not depend on ``workers``, the processes that play the shards).
-   Game ``g`` of shard ``s`` is dealt with seed ``derive_seed(seed, s, g)`` and seats the pair
-   ``lineups[g % len(lineups)]`` (swapped for odd ``g``; agent seeds ``derive_seed(seed, s, g)``
-   and one more). At each decision a share ``label_share`` of the positions with two or more
-   candidate turns are labelled: the teacher (a search agent spec, e.g. ``search:32``, seeded
-   ``derive_seed(seed, 9, s)``) scores the heuristic planner's candidates
-   (:class:`~skipbo_env.agents.turns.TopK`), and each candidate's
-   :func:`~skipbo_env.agents.turnnet.turn_features` row is kept with its score. A finished
-   shard is written to ``labels/shard_SSS.npz`` (atomically, with the settings that made it);
-   running the same command again reuses finished shards and refuses ones made with other
-   settings, so an interrupted run resumes where it stopped.
-2. **Fit** (``fit``): a ReLU network (``hidden``) regresses each candidate's score minus the mean
-   score of its position (only differences between the candidates of one position matter to the
-   choice), Adam with cosine decay, dropout, weight decay; a share ``holdout`` of the games (not of
-   positions: positions of one game are alike) is held out, and per epoch ``fit.csv`` records the
-   held-out loss and how often the network's pick is the teacher's. With ``fit.init`` the fit starts
-   from a turn network (``turn-2p`` or a file) and keeps its input standardization: fine-tuning it
-   on new labels, e.g. of the positions it reaches itself (``configs/turn_finetune_2p.yaml``).
-   Torch runs on one thread (``threads``); same seed, same network.
-3. **Export and check**: ``turnnet.safetensors`` (a turn-agent file, no pickle), then a
-   seat-balanced paired-deal tournament of it against each of ``eval.agents``
-   (``eval.games`` games each) into ``metrics.json``.
+``skipbo train --config turnnet_2p`` runs three steps into ``<runs_dir>/<name>/``: labels (the
+teacher search scores the heuristic planner's candidate turns in seeded, resumable shards),
+fit (a ReLU network regresses each candidate's score relative to its position's mean) and
+export and check (``turnnet.safetensors``, then a tournament into ``metrics.json``).
+docs/training.md ("The turn and value recipes") gives every step.
 """
 
 from __future__ import annotations

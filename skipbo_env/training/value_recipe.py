@@ -1,29 +1,10 @@
 """The ``value`` recipe: fit a value network (``value-6p``) to the winners of self-play games.
 
-One command (``python train.py --config configs/value_6p.yaml``) runs three steps into
-``<runs_dir>/<name>/``:
-
-1. **Positions** (``positions``): ``shards`` × ``games`` games of the heuristic in every seat,
-   played to the end inside the batched engine (:class:`~skipbo_env.vector.BatchEngine`, the
-   compiled heuristic; shard ``s`` is the engine seeded ``derive_seed(seed, s)``, so the result does
-   not depend on ``workers``). At the start of every turn, each running game is sampled with
-   chance ``share`` (generator ``derive_seed(seed, 8, s)``), and then the observation of one seat
-   drawn at random (the seat to move or not) is kept with its label: 1 if that seat wins the
-   game, else 0 (a game stopped at the turn limit has no winner: 0 for every seat). A finished
-   shard is written to ``positions/shard_SSS.npz`` (atomically, with the settings that made it);
-   running the same command again reuses finished shards and refuses ones made with other
-   settings.
-2. **Fit** (``fit``): a ReLU network (``hidden``) of the standardized observation, trained with
-   the logistic loss on the labels (Adam, weight decay, one thread: same seed, same network). A
-   share ``holdout`` of the games (not of positions: positions of one game share its label) is
-   held out; per epoch ``fit.csv`` records the held-out loss beside the loss of the base rate, and
-   the network of the epoch with the lowest held-out loss is kept (the positions of 60,000 games
-   are learned by heart after two epochs).
-3. **Export** ``value.safetensors`` (a value file: :mod:`skipbo_env.agents.valuenet`, no pickle)
-   and ``metrics.json``: the held-out losses and ``stock_card_gain``, the mean rise of the win
-   chance on held-out positions when the seat's own stock holds one card less, whose inverse is
-   the search weight at which one stock card counts as much through the value as through the
-   stock race (``SearchAgent(value=...)``; 33 for ``value-6p``).
+``skipbo train --config value_6p`` runs three steps into ``<runs_dir>/<name>/``: positions
+(sampled observations of games played to the end, labelled 1 if the seat won, in seeded,
+resumable shards), fit (a ReLU network with the logistic loss) and export
+(``value.safetensors`` and ``metrics.json`` with ``stock_card_gain``). docs/training.md ("The
+turn and value recipes") gives every step.
 """
 
 from __future__ import annotations
@@ -152,8 +133,12 @@ def read_shard(path: Path, cfg: ValueNetConfig, shard: int) -> dict[str, np.ndar
     out = load_shard(path, shard_layout(cfg), _shard_settings(cfg, shard), "positions", "a position shard",
                      "play again")
     game, seat = out["game"], out["seat"]
-    if (not np.all(np.isfinite(out["obs"])) or not np.isin(out["y"], (0, 1)).all()
-            or np.any((game < 0) | (game >= cfg.positions.games)) or np.any((seat < 0) | (seat >= cfg.game.num_players))):
+    if (
+        not np.all(np.isfinite(out["obs"]))
+        or not np.isin(out["y"], (0, 1)).all()
+        or np.any((game < 0) | (game >= cfg.positions.games))
+        or np.any((seat < 0) | (seat >= cfg.game.num_players))
+    ):
         raise ConfigError("positions", f"{path} is corrupt (values out of range or not finite); move it away")
     return out
 

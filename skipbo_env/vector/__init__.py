@@ -1,17 +1,11 @@
 """Batched engine and vector environments (docs/vector.md).
 
-``import skipbo_env`` does not import this package; importing it loads numba
-(kernels compile on first use and are cached on disk). The SB3 ``VecEnv``
-(which imports torch through stable-baselines3) loads on first access:
-
-* :class:`BatchEngine`: B games of one configuration in arrays, stepped by
-  compiled kernels, identical to the rules core (state dict bridge); its
-  in-engine agents play the seats of a :class:`SeatKind` (the heuristic with
-  a :class:`PlanCache`). The kernels are private to this package.
-* :class:`LearnerBatch`: one learner seat per game, the other seats played
-  inside the batch (in-engine random/greedy, or Python ``act`` callbacks).
-* :class:`SkipBoVectorEnv`: Gymnasium ``VectorEnv`` (same-step autoreset).
-* :class:`SkipBoVecEnv` and :func:`make_vec_env`: SB3 ``VecEnv`` for ``MaskablePPO``.
+``import skipbo_env`` does not import this package; importing it loads numba (kernels compile on
+first use and are cached). :class:`BatchEngine` steps B games in arrays, identical to the rules
+core; :class:`LearnerBatch` plays one learner seat per game with the other seats inside the
+batch; :class:`SkipBoVectorEnv` is the Gymnasium ``VectorEnv``; :class:`SkipBoVecEnv` and
+:func:`make_vec_env` the SB3 ``VecEnv`` (loaded on first access: it imports torch). The kernels
+are private to this package.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Whole games in the batched engine: scripted seats replayed in compiled code, exactly.
 
-:func:`play_engine_games` plays a tournament's games (dealt by the rules core)
-in one :class:`~skipbo_env.vector.BatchEngine`: the seats of the scripted
-agents ``random``, ``greedy`` and ``heuristic`` are decided inside the
-kernels (:meth:`~skipbo_env.vector.BatchEngine.advance_seated`), each drawing from
-a copy of the numpy generator the Python agent would own (the same seed),
-so they make the Python agents' moves, tie-breaks included; the other seats
-belong to batched agents (``act_batch``, declared by ``batched``), asked once per step for
-all their games. ``tests/test_engine_games.py`` checks that the games end
-exactly as the rules-core loop (:func:`skipbo_env.episode.play_games`) plays
-them.
+:func:`play_engine_games` plays a tournament's games in one :class:`~skipbo_env.vector.BatchEngine`:
+the seats of ``random``, ``greedy`` and ``heuristic`` are decided inside the kernels, each from a
+copy of the generator the Python agent would own, so they make the Python agents' moves; other
+seats belong to batched agents, asked once per step for all their games.
+``tests/test_engine_games.py`` checks the games against :func:`skipbo_env.episode.play_games`.
 """
 
 from __future__ import annotations

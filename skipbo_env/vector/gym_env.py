@@ -1,30 +1,12 @@
 """Gymnasium ``VectorEnv`` over the batched engine (same-step autoreset).
 
-Example::
-
-    from skipbo_env.rules import GameConfig
-    from skipbo_env.vector import SkipBoVectorEnv
-
     envs = SkipBoVectorEnv(GameConfig(num_players=2), num_envs=256, opponents="greedy")
     obs, infos = envs.reset(seed=0)
-    while True:
-        actions = sample_from(infos["action_mask"])  # or a policy
-        obs, rewards, terminations, truncations, infos = envs.step(actions)
 
-* Observations: ``(num_envs, obs_size)`` float32, the learner's vector in each game.
-* Actions: one action id per game (``MultiDiscrete``), the encoding's table.
-* Masks: ``infos["action_mask"]`` (int8, every step and reset) and
-  :meth:`SkipBoVectorEnv.action_masks` (bool).
-* Autoreset mode ``SAME_STEP`` (default): when game ``i`` ends, ``terminations[i]`` or
-  ``truncations[i]`` is True, ``infos["final_obs"][i]`` holds its last
-  observation (``infos["_final_obs"]`` marks those games),
-  ``infos["final_info"]`` its winners, and ``obs[i]`` is already the next
-  game's first observation. With ``autoreset_mode="next_step"`` (Gymnasium's default mode, which
-  RLlib expects) ``obs[i]`` is the last observation (its mask all zeros) and the next step returns the
-  next game's first observation with reward 0, ignoring the action sent for game ``i``.
-* Opponents (any agent name the registry knows, ``opponents="turn-2p"``, or an object with
-  ``act``; :meth:`SkipBoVectorEnv.set_opponents` replaces them), learner seat, rewards, re-deals and illegal actions follow
-  :mod:`skipbo_env.vector.learner`.
+Observations are ``(num_envs, obs_size)`` float32, actions one id per game, masks in
+``infos["action_mask"]`` and :meth:`SkipBoVectorEnv.action_masks`. Autoreset is ``SAME_STEP``
+(``final_obs`` in the infos) or ``next_step``. Opponents, learner seat, rewards, re-deals and
+illegal actions follow :mod:`skipbo_env.vector.learner`. See docs/vector.md.
 """
 
 from __future__ import annotations

@@ -1,35 +1,10 @@
 """One learner seat per game, every other seat played inside the batch.
 
-:class:`LearnerBatch` is the logic shared by the Gymnasium and SB3 vector
-envs (:mod:`.gym_env`, :mod:`.sb3_env`). It follows the single-agent env
-``skipbo_env.single.SkipBoSingleEnv`` (same opponents spec, learner seat,
-rewards, re-deals, illegal-action modes), for B games at once, over the same episode contract (:mod:`skipbo_env.episode`):
-
-* ``opponents``: one spec per other seat, listed from the learner's left
-  (the seat after the learner first; in the partner game entry ``n/2 - 1``
-  is the learner's partner), or one spec for all. ``"random"`` and
-  ``"greedy"`` and ``"heuristic"`` are compiled into the engine and play whole turns inside one
-  kernel call (each heuristic seat of each game keeps its own plan, as a
-  Python heuristic agent per game would); any other agent name or file
-  (built by :func:`skipbo_env.episode.load_opponent`: ``"ppo-2p"``, ``"turn-2p"``,
-  ``"search:W:C"``, an agent file, ...) or any object with ``act(observation) -> int`` plays
-  from Python, asked as it declares (:func:`~skipbo_env.vector.engine_games.outside_actions`):
-  a batched agent once for all its games (``act_batch``), a view-reading agent with its seat's
-  view (``act_view``), any other with its seat's observation dict (``act``). One object serves
-  its seat in every game of the batch, except an agent that declares ``keeps_plan`` (``turn-2p``,
-  the search: a plan kept across the moves of a turn), which plays each game with its own shallow
-  copy (``copy.copy``, sharing the network), reseeded for that game from the batch's seed. A named
-  agent is seeded from the batch's seed.
-* ``learner_seat``: a fixed seat, or ``None`` for a seat drawn for every new
-  game from the batch's generator.
-* Reward: the learner's own, +1 when its side wins (partner game: its team),
-  -1 when another side wins, 0 on truncation (turn or move limit); with ``reward_shaping`` also
-  ``skipbo_env.episode.STOCK_CARD_REWARD`` for each card the learner plays from
-  its own (or its partner's) stock, as in the AEC env.
-* A game that ends before the learner's first move is dealt again (at most
-  ``MAX_REDEALS`` times in a row); the count is reported per game.
-* ``illegal_action="raise"`` raises the rules' ``IllegalMoveError`` naming
-  the slot and changes no game; ``"lose"`` ends that game with reward -1.
+:class:`LearnerBatch` is the logic the Gymnasium and SB3 vector envs share; it follows
+``SkipBoSingleEnv`` (opponent specs, learner seat, rewards, re-deals, illegal-action modes) for B
+games at once, over the episode contract (:mod:`skipbo_env.episode`). ``random``, ``greedy`` and
+``heuristic`` opponents play inside the engine; any other agent plays from Python, asked as it
+declares, with a shallow copy per game for agents that keep a plan. See docs/vector.md.
 """
 
 from __future__ import annotations

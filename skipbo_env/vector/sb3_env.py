@@ -1,23 +1,11 @@
 """Stable-Baselines3 ``VecEnv`` over the batched engine, ready for sb3-contrib's ``MaskablePPO``.
 
-Example::
-
-    from sb3_contrib import MaskablePPO
-    from skipbo_env.rules import GameConfig
-    from skipbo_env.vector import make_vec_env
-
     env = make_vec_env(GameConfig(num_players=2), n_envs=64, opponents="greedy", seed=0)
     model = MaskablePPO("MlpPolicy", env, seed=0).learn(10_000)
 
-Every sub-env is one slot of a :class:`~skipbo_env.vector.learner.LearnerBatch`:
-the learner's observation vector (a flat float32 ``Box``, like
-``skipbo_env.single.SkipBoSingleEnv``), ``Discrete`` actions from the
-encoding's table, masks through the ``action_masks`` method of every sub-env
-(what ``sb3_contrib.common.maskable.utils.get_action_masks`` calls through
-``env_method``), and SB3's autoreset: when a game ends, ``dones[i]`` is
-True, ``infos[i]["terminal_observation"]`` holds the learner's last
-observation, ``infos[i]["TimeLimit.truncated"]`` says whether the turn limit
-or the move limit ended it, and the returned observation is the next game's.
+Every sub-env is one slot of a :class:`~skipbo_env.vector.learner.LearnerBatch`: a flat float32
+observation, ``Discrete`` actions, masks through each sub-env's ``action_masks``, and SB3's
+autoreset (``terminal_observation``, ``TimeLimit.truncated``). See docs/vector.md.
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
 """The web app: a Starlette application serving the page and a small JSON API.
 
-API (all JSON; errors are ``{"error": "..."}`` with a 4xx status)::
-
-    GET  /api/agents                          the seats on offer: "human" and the agents
-    POST /api/games                           {"seats": [...], "partner": false, "short": false,
-                                               "seed": 7, "target": 500} -> game id and a link per human seat
-    GET  /api/games/{id}?seat=&token=&since=&advance=
-                                              the table the seat sees (watch mode: every card),
-                                              the moves since the move count ``since``, the legal moves
-    POST /api/games/{id}/move                 {"seat", "token", "action" (move id) or "key", "seen"}
-    POST /api/games/{id}/next                 the next game of the match
-    GET  /api/games/{id}/record?seat=&token=  the finished game as a record (skipbo-play --replay)
-    POST /api/replay                          a record (the JSON of a record file) -> every table
-    GET  /api/records, /api/records/{n}       the record files named on the command line
-
-Every request passes :class:`~skipbo_env.web.guard.RequestGuard` first (the host, same-origin
-API requests, JSON bodies) and every response carries its security headers. No answer holds
-what the asking seat may not see: a seat's tables come from its view, the record (the whole
-deal) is sent when the game is over, and a seed the server drew (the request left it blank:
-a 128-bit key each game's seed is derived from by HMAC) is shown when the match is over.
-
-The server's legal-move list (the rules') is the authority: the page only shows
-the moves it is given and sends back a move id. A game of agents alone
-(watch mode) advances only when asked (``advance``, up to 50 moves).
+The API (``/api/agents``, ``/api/games``, ``/api/games/{id}``, its ``move``, ``next`` and
+``record``, ``/api/replay``, ``/api/records``) is listed in docs/web.md ("The API"). Every request
+passes :class:`~skipbo_env.web.guard.RequestGuard` first; no answer holds what the asking seat
+may not see (tables from its view, the record only once the game is over, a drawn seed only
+once the match is over). The rules' legal-move list is the authority: the page sends back a
+move id. Watch mode advances only when asked (``advance``, up to 50 moves).
 """
 
 from __future__ import annotations

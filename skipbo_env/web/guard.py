@@ -1,21 +1,10 @@
 """What every request must be before the app reads it, and the headers every response carries.
 
-:class:`RequestGuard` wraps the app (an ASGI middleware) and answers with a JSON error, before
-any route runs, a request that
-
-- names a host other than 127.0.0.1 or localhost (400; against DNS rebinding);
-- comes to the API from another site (403): a foreign ``Origin`` (one that is not
-  ``http://`` plus the ``Host`` it was sent to, ``null`` included) or ``Sec-Fetch-Site``
-  ``cross-site`` or ``same-site`` (another port of this machine is the same site). The
-  page's own requests are ``same-origin``; a request typed in the address bar is ``none``;
-  tools such as curl send neither header;
-- sends the API a body that is not JSON (415): a ``POST`` must say
-  ``Content-Type: application/json``, which a page of another site cannot send here without a
-  CORS preflight the server never grants (an HTML form sends text or form data).
-
-The page itself (``/``, ``/static/...``) may be opened from a link on another site; no other
-site may frame it (``frame-ancestors 'none'`` in the Content-Security-Policy every response
-carries).
+:class:`RequestGuard` (an ASGI middleware) answers with a JSON error, before any route runs, a
+request that names a host other than 127.0.0.1 or localhost (400, against DNS rebinding), comes
+to the API from another site (403: a foreign ``Origin`` or ``Sec-Fetch-Site``), or sends the API
+a body that is not JSON (415). No other site may frame the page (``frame-ancestors 'none'``).
+See docs/web.md ("How it is built").
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Matches in memory: Skip-Bo games with human and agent seats, and the bounded store.
 
-A :class:`WebGame` steps its games with the one game loop,
-:class:`skipbo_env.episode.GameLoop`: an agent's seat holds its agent, a human seat holds
-none, so the loop waits there for the person's move. A request that carries a person's move
-(already checked against the rules' legal-move list) has the loop take it, then lets the agents
-move until a person is to move, the game ends or the request's move budget (watch mode's step
-size) is spent. After every move the game keeps a *step*: who moved, the move, and the table
-as each human seat sees it (play mode, built from that seat's view alone) or the full table
-(watch mode, agents only). Browsers fetch the steps they have not seen and animate them at
-their own pace.
+A :class:`WebGame` steps its games with :class:`skipbo_env.episode.GameLoop` (a human seat has no
+agent, so the loop waits there). A request with a person's move has the loop take it, then lets
+the agents move until a person is to move, the game ends or the request's move budget is spent.
+After every move the game keeps a step (who moved, the move, the table as each human seat sees
+it, or the full table in watch mode), which browsers fetch and animate at their own pace.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """Serving the app with uvicorn on 127.0.0.1: slow clients time out, connections are bounded.
 
-uvicorn closes a connection that stays idle after an answer (``timeout_keep_alive``) but
-gives a client all the time it wants to send a request: a connection that sends half a
-header, or trickles a byte now and then, stays open, and a few hundred of them exhaust the
-process's file descriptors. :class:`GuardedH11Protocol` (uvicorn's h11 protocol, passed as its
-``http`` class) adds two bounds:
-
-- **a read timeout**: a client has :data:`READ_TIMEOUT` seconds to send a whole request (head
-  and body), counted from the connection or the previous answer, and as long again to take an
-  answer the server is blocked on writing; time the server spends working on a request
-  counts against nobody;
-- **a connection bound**: beyond ``max_connections`` open connections (by default
-  :data:`MAX_CONNECTIONS`, fewer under a low file-descriptor limit), a new connection
-  closes the one that has waited longest on its client (half-open, idle or not reading), so a
-  flood of slow clients cannot keep a real request out; only when every connection is being
-  served is the new one closed instead.
-
-:func:`listen` binds the socket first, so the command can report a busy port before it
-prints the address, and print the real port when asked for port 0.
+:class:`GuardedH11Protocol` (uvicorn's h11 protocol) adds a read timeout (:data:`READ_TIMEOUT`
+seconds for a whole request, and as long to take an answer) and a connection bound
+(:data:`MAX_CONNECTIONS`, fewer under a low file-descriptor limit; beyond it a new connection
+closes the one that has waited longest on its client). :func:`listen` binds the socket first, so
+the command can report a busy port and print the real port for port 0. See docs/web.md.
 """
 
 from __future__ import annotations

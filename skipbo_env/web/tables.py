@@ -1,16 +1,9 @@
 """The JSON the browser gets: a table as one seat sees it, the full table, legal moves, replays.
 
-Information discipline lives here: :func:`seat_table` reads nothing but a
-:class:`~skipbo_env.rules.SeatView` (``state.view(seat)``), which holds only
-what the seat may know, so a play-mode response cannot carry another hand, a
-stock card below the top or the draw pile. :func:`full_table` (watch and
-replay, where every card may be shown) reads the state and still sends no
-draw pile order and no stock below the top.
-
-Cards are JSON strings, ``"1"`` to ``"12"`` and ``"SB"`` (a wild), ``null``
-for an empty place; sizes, turns, seats and pile numbers are JSON numbers
-(piles 0-based here; the page numbers them from 1). Building piles are the
-number each shows (0 for empty).
+:func:`seat_table` reads nothing but a :class:`~skipbo_env.rules.SeatView`, so a play-mode
+response cannot carry a hidden card; :func:`full_table` (watch and replay) reads the state and
+still sends no draw pile order and no stock below the top. Cards are strings ``"1"`` to ``"12"``
+and ``"SB"``, ``null`` for an empty place; piles are 0-based here. See docs/web.md.
 """
 
 from __future__ import annotations
