@@ -267,13 +267,6 @@ def test_module_names_are_unique_across_the_package():
 
 
 MAX_MODULE_DOCSTRING_LINES = 10
-# Modules whose docstrings are still being shortened by work in flight elsewhere; empty this
-# list once that work is merged (each entry skips only the length and summary checks).
-DOCSTRING_PENDING = {
-    "skipbo_env/vector/_kernels.py",
-    "skipbo_env/vector/engine.py",
-    "skipbo_env/vector/compiled_heuristic.py",
-}
 
 
 def _docstring_problem(path: Path) -> str | None:
@@ -296,6 +289,6 @@ def test_module_docstrings_are_short_summaries():
     for path in modules:
         name = str(path.relative_to(REPO))
         problem = _docstring_problem(path)
-        if problem and name not in DOCSTRING_PENDING:
+        if problem:
             problems.append(f"{name}: {problem}")
     assert problems == [], "module docstrings to shorten:\n" + "\n".join(problems)

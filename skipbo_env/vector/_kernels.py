@@ -1,37 +1,10 @@
 """Numba kernels of the batched engine: the rules of ``skipbo_env.rules`` over arrays.
 
-All compiled code lives in this one module on purpose: numba's on-disk cache
-(``cache=True``) is invalidated only when the file of the compiled function
-changes, so a kernel that inlined a helper from another module could keep a
-stale copy of it. One file, one cache key. A kernel's callees get ``int64``
-values, not literal constants (``np.int64(0)``): numba compiles a callee once
-more for each literal it is passed, which a fresh install waits for.
-
-Data layout (structure of arrays, one row per game, ``uint8`` cards/counts):
-
-* ``hot[B, 16 + 80 n]``: what every decision reads. Meta (seat to move,
-  winner + 1, status, draw/completed pile sizes, building pile values,
-  mask-cache flag) then one 80-byte block per seat: hand counts (index 0 holds
-  the hand size, 1..13 the count of each card value), stock size and top,
-  discard pile sizes, tops, second cards, and counts of each value per pile.
-* ``cold[B, 372 + n (S + 4 * 162)]``: the card lists, top at the END as in
-  the rules core: building piles, draw pile, completed pile, and per seat the
-  stock and four discard piles.
-* ``turn[B]`` ``int64``: completed turns.
-* ``moves[B]`` ``int64``: moves applied in the game (``GameState.moves``); the
-  game is truncated when it reaches the move limit, like at the turn limit.
-* ``pcg[B, 6]`` ``uint64``: each game's numpy ``PCG64`` generator state
-  (state hi/lo, increment hi/lo, ``has_uint32``, ``uinteger``). Deals and
-  completed-pile reshuffles (R19) draw from it exactly as numpy's
-  ``Generator.integers``/``permutation``/``shuffle`` do, so a game here and in
-  the rules core stay identical, generator state included.
-* ``arng[B]`` ``uint64``: the in-engine agents' own splitmix64 stream.
-* ``cf`` ``int64``: configuration and row offsets (indexes ``C_*`` below).
-
-Action ids are the encoding's table (``skipbo_env.rules.ALL_MOVES`` order):
-hand plays ``4(v-1)+b`` (0..51), stock plays ``52+b``, own discard-top
-plays ``56+4d+b``, discards ``72+4(v-1)+d``, end turn ``124``, partner
-stock plays ``125+b``, partner discard-top plays ``129+4d+b``.
+All compiled code lives in this one module: numba's on-disk cache is keyed on the file of the
+compiled function, so one file is one cache key and no kernel keeps a stale inlined helper.
+Callees get ``int64`` values, not literal constants (``np.int64(0)``): numba compiles a callee once
+more per literal it is passed. The arrays (``hot``, ``cold``, ``turn``, ``moves``, ``pcg``, ``arng``,
+``cf``) are in docs/vector.md ("Layout"), the action ids in docs/actions.md.
 """
 
 from __future__ import annotations
@@ -1439,7 +1412,8 @@ def batch_apply(hot, cold, turn, moves, pcg, cf, rows, actions):
 
 @njit(cache=True)
 def batch_agent_actions(hot, cf, arng, kind, out):
-    """In-engine agent choice for every running game (``kind``: ``KIND_RANDOM`` or ``KIND_GREEDY``); -1 for games over."""
+    """In-engine agent choice for every running game (``kind``: ``KIND_RANDOM`` or ``KIND_GREEDY``);
+    -1 for games over."""
     na = cf[C_NA]
     mask = np.empty(na, np.int8)
     legal = np.empty(na, np.uint8)

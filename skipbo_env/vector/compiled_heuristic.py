@@ -1,15 +1,10 @@
 """The heuristic's planner compiled: the same plans as :func:`skipbo_env.bots.heuristic.plan_turn`.
 
-:func:`compiled_plan` packs the decoded observation into the position vector
-of the compiled planner (``_kernels.heuristic_plan``) and runs the compiled
-search: the same depth-first search, visit order, node budget and floating
-point sums as the Python planner, so the same plan
-(``tests/test_compiled_heuristic.py`` compares them on many thousands of
-positions). :func:`compiled_heuristic` builds a
-:class:`~skipbo_env.bots.HeuristicAgent` that plans with it; the agent
-registry (``load_agent("heuristic")``) uses it whenever numba is installed.
-The batched engine's in-engine heuristic packs the same vector from its
-arrays (``heuristic_position``) and keeps its plans in a :class:`PlanCache`.
+:func:`compiled_plan` packs the decoded observation into the compiled planner's position vector and
+runs the same depth-first search, visit order, node budget and float sums as the Python planner
+(``tests/test_compiled_heuristic.py`` compares them); :func:`compiled_heuristic` builds a
+:class:`~skipbo_env.bots.HeuristicAgent` on it, which ``load_agent("heuristic")`` uses with numba.
+The batched engine packs the same vector from its arrays and keeps plans in a :class:`PlanCache`.
 """
 
 from __future__ import annotations
@@ -35,7 +30,8 @@ def weights_vector(weights: HeuristicWeights) -> np.ndarray:
     :func:`skipbo_env.bots.heuristic.reach_chance` computes them)."""
     vec = _WEIGHT_CACHE.get(weights)
     if vec is None:
-        powers = tuple(weights.unseen_card ** k for k in range(13)) + tuple(weights.own_unseen_card ** k for k in range(13))
+        powers = (tuple(weights.unseen_card ** k for k in range(13))
+                  + tuple(weights.own_unseen_card ** k for k in range(13)))
         vec = np.array(astuple(weights) + powers, dtype=np.float64)
         assert vec.shape == (K.W_VECTOR,)
         _WEIGHT_CACHE[weights] = vec
@@ -67,7 +63,8 @@ class PlanCache:
             raise TypeError(f"weights must be HeuristicWeights, got {type(weights).__name__}")
         if not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be in 0..{self.num_players - 1}, got {seat}")
-        self.weights.reshape(-1, self.num_players, K.W_VECTOR)[np.asarray(games, np.int64), seat] = weights_vector(weights)
+        rows = np.asarray(games, np.int64)
+        self.weights.reshape(-1, self.num_players, K.W_VECTOR)[rows, seat] = weights_vector(weights)
 
     def forget(self, games: np.ndarray | None = None) -> None:
         """Drop the plans of ``games`` (default: every game): their seats plan afresh at their next decision."""

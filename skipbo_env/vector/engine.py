@@ -1,23 +1,10 @@
 """The batched engine: B independent games of one configuration, stepped by compiled kernels.
 
-:class:`BatchEngine` owns the arrays of the compiled kernels (``_kernels``,
-private to this package) and offers the operations its callers need, each
-over the whole batch in one compiled call: deal, legal-action masks,
-observation vectors, validated steps, in-engine agents (:class:`SeatKind`),
-and the reads and copies a search needs (stock sizes, reach chances, rows
-cloned from a prefix). It follows the rules core exactly (the differential
-test ``tests/test_vector_engine.py`` proves it move by move), and the state
-dict (``GameState.to_dict()``) is the bridge: :meth:`BatchEngine.load` puts a
-rules-core game into a slot and :meth:`BatchEngine.export` writes a slot back.
-
-Randomness: every slot holds a numpy ``PCG64`` generator state and draws
-from it exactly as the rules core does (first player, deck permutation,
-completed-pile reshuffles), so a slot's game is the game
-``rules.new_game(config, generator)`` deals and plays, generator state
-included. With ``seed=s`` slot ``i`` starts from
-``Generator(PCG64(SeedSequence(s).spawn(B + 1)[i]))`` and deals its later games
-from the same generator. The in-engine agents draw from a separate
-splitmix64 stream per slot, seeded from the same ``SeedSequence``.
+:class:`BatchEngine` owns the kernels' arrays and offers its callers whole-batch operations: deal,
+masks, observations, validated steps, in-engine agents (:class:`SeatKind`) and what a search reads.
+It follows the rules core exactly (``tests/test_vector_engine.py``); :meth:`BatchEngine.load` and
+:meth:`BatchEngine.export` move a game between the two through ``GameState.to_dict()``. Each slot
+draws from its own numpy ``PCG64`` state as the rules core does (docs/vector.md, "Randomness").
 """
 
 from __future__ import annotations
@@ -97,7 +84,8 @@ def _check_kernel_constants() -> None:
         "PILE_COMPLETE": (K.PILE_COMPLETE, PILE_COMPLETE),
         "OBS_HAND": (K.OBS_HAND, head.start("hand_counts")), "OBS_BUILD": (K.OBS_BUILD, head.start("building_values")),
         "OBS_SEATS": (K.OBS_SEATS, seat0), "OBS_SEAT_WIDTH": (K.OBS_SEAT_WIDTH, seat1 - seat0),
-        "OBS_STOCK_SIZE": (K.OBS_STOCK_SIZE, in_seat["stock_size"]), "OBS_HAND_SIZE": (K.OBS_HAND_SIZE, in_seat["hand_size"]),
+        "OBS_STOCK_SIZE": (K.OBS_STOCK_SIZE, in_seat["stock_size"]),
+        "OBS_HAND_SIZE": (K.OBS_HAND_SIZE, in_seat["hand_size"]),
         "OBS_TOPS": (K.OBS_TOPS, in_seat["discard_tops"]), "OBS_SECONDS": (K.OBS_SECONDS, in_seat["discard_seconds"]),
         "OBS_COUNTS": (K.OBS_COUNTS, in_seat["discard_counts"]), "OBS_DSIZES": (K.OBS_DSIZES, in_seat["discard_sizes"]),
         "OBS_PARTNER": (K.OBS_PARTNER, in_seat["is_partner"]),
@@ -458,7 +446,8 @@ class BatchEngine:
                                     rounds, self._masks, obs, with_obs))
 
     # ------------------------------------------------------------ in-engine agents
-    def advance(self, seat_kinds: Sequence[int] | np.ndarray, anchors: np.ndarray, plans: PlanCache | None = None) -> int:
+    def advance(self, seat_kinds: Sequence[int] | np.ndarray, anchors: np.ndarray,
+                plans: PlanCache | None = None) -> int:
         """Play the in-engine seats until every game waits for a ``LEARNER`` or ``OUTSIDE`` seat, or has ended.
 
         ``seat_kinds[r]`` (:class:`SeatKind`, one per seat) is the kind of the seat ``r`` places
