@@ -58,6 +58,19 @@ def _per_seat(value: Mapping[int, Any] | Sequence[Any] | None, n: int, default: 
     return [list(v) for v in value]
 
 
+KNOWN_POSITION = dict(
+    hands={0: [1, 5, 9, 12, W], 1: [2, 3, 6, 7, 10], 2: [4, 8, 11]},
+    stocks={0: [11, 4], 1: [12, 8], 2: [10, W]},
+    discards={0: [[12, 10], [3], [], [W]], 1: [[], [9, 8, 7, 6, 5], [], []]},
+    building=(2, 0, 6, 11),
+    completed=1,
+    current=0,
+    turn=7,
+)
+"""A 3-seat position, seat 0 to move in the rules' turn 7, that the render and display tests show
+(``state_dict(3, **KNOWN_POSITION)``)."""
+
+
 def state_dict(
     num_players: int = 2,
     *,

@@ -15,7 +15,8 @@ import re
 
 import numpy as np
 import pytest
-from conftest import W, state_dict
+from conftest import KNOWN_POSITION as POSITION
+from conftest import state_dict
 
 from skipbo_env import demo, draw, play
 from skipbo_env.agents import derive_seed, load_agent
@@ -25,15 +26,6 @@ from skipbo_env.records import GameRecord
 from skipbo_env.render import game_status, render_table, seat_tag, turn_number
 from skipbo_env.rules import Discard, GameConfig, GameState, Play, Source, move_to_dict, new_game
 
-POSITION = dict(
-    hands={0: [1, 5, 9, 12, W], 1: [2, 3, 6, 7, 10], 2: [4, 8, 11]},
-    stocks={0: [11, 4], 1: [12, 8], 2: [10, W]},
-    discards={0: [[12, 10], [3], [], [W]], 1: [[], [9, 8, 7, 6, 5], [], []]},
-    building=(2, 0, 6, 11),
-    completed=1,
-    current=0,
-    turn=7,
-)
 LABELS = ["human", "greedy", "random"]
 PILES = "building piles 1:[2]  2:[-]  3:[6]  4:[11]"
 SEAT0_DISCARDS = "discards 1: 12 10  2: 3  3: -  4: SB"

@@ -19,6 +19,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from conftest import KNOWN_POSITION as POSITION
 from conftest import W, hidden_reshuffle, state_dict
 
 import skipbo_env
@@ -39,16 +40,6 @@ MAX_MEAN_DIFF = 1.5
 
 BLUE, GREEN, RED = (draw.NUMBER_COLOURS[k] for k in ("blue", "green", "red"))
 
-# A known position, 3 seats: seat 0 to move.
-POSITION = dict(
-    hands={0: [1, 5, 9, 12, W], 1: [2, 3, 6, 7, 10], 2: [4, 8, 11]},
-    stocks={0: [11, 4], 1: [12, 8], 2: [10, W]},
-    discards={0: [[12, 10], [3], [], [W]], 1: [[], [9, 8, 7, 6, 5], [], []]},
-    building=(2, 0, 6, 11),
-    completed=1,
-    current=0,
-    turn=7,
-)
 
 
 def known_state() -> GameState:

@@ -188,23 +188,15 @@ KINDS = ["empty", "truncated", "text", "directory", "fifo", "2-D y", "NaN game",
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_damaged_position_shard_is_refused_in_one_named_line(value_run, capsys, kind):
-    arrays = value_run.arrays()
-    value_run.shard.unlink()
-    damage(kind, value_run.shard, arrays)
-    assert value_run.main() == 2
+@pytest.mark.parametrize(("recipe", "what"), [("value_run", "positions"), ("turn_run", "labels")])
+def test_a_damaged_shard_is_refused_in_one_named_line(request, capsys, recipe, what, kind):
+    run = request.getfixturevalue(recipe)
+    arrays = run.arrays()
+    run.shard.unlink()
+    damage(kind, run.shard, arrays)
+    assert run.main() == 2
     line = one_error_line(capsys)
-    assert f"positions: {value_run.shard}" in line and "move it away" in line, line
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_damaged_label_shard_is_refused_in_one_named_line(turn_run, capsys, kind):
-    arrays = turn_run.arrays()
-    turn_run.shard.unlink()
-    damage(kind, turn_run.shard, arrays)
-    assert turn_run.main() == 2
-    line = one_error_line(capsys)
-    assert f"labels: {turn_run.shard}" in line and "move it away" in line, line
+    assert f"{what}: {run.shard}" in line and "move it away" in line, line
 
 
 MEASURE = """\
