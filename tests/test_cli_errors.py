@@ -85,7 +85,7 @@ def test_replay_takes_its_options_before_or_after_the_file(tmp_path, capsys):
 
 
 def test_the_commands_are_a_table_of_plain_functions():
-    assert set(cli.COMMANDS) == {"train", "evaluate", "play", "replay", "demo", "bench"}
+    assert set(cli.COMMANDS) == {"train", "train-rllib", "evaluate", "curves", "play", "replay", "demo", "bench"}
     for command in cli.COMMANDS.values():
         assert callable(command.run) and command.help
 
