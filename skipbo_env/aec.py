@@ -23,11 +23,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from .deprecation import moved_names
 from .draw import TableWindow, draw_table
 from .encoding import action_mask, decode_action, num_actions
 from .episode import (
     ILLEGAL_ACTION_REWARD,
-    STOCK_CARD_REWARD,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     check_flag,
     check_illegal_action,
     shaping_reward,
@@ -426,3 +426,6 @@ class raw_env(AECEnv):
             self.truncations = dict.fromkeys(self.agents, True)
         self.infos = self._make_infos()
         self.agent_selection = self.possible_agents[(mover + 1) % self.config.num_players]
+
+
+__getattr__ = moved_names(__name__, {"STOCK_CARD_REWARD": "skipbo_env.episode:STOCK_CARD_REWARD"})

@@ -19,10 +19,10 @@ from gymnasium import spaces
 
 from .aec import AEC_DEFAULTS, RENDER_FPS, RENDER_MODES, check_seed, parse_config, raw_env
 from .bots import AgentBase
+from .deprecation import moved_names
 from .draw import TableWindow, draw_table
 from .encoding import num_actions
 from .episode import (
-    ILLEGAL_ACTION_MODES,  # noqa: F401 - deprecated alias, moved to skipbo_env.episode
     ILLEGAL_ACTION_REWARD,
     MAX_REDEALS,
     GameLoop,
@@ -302,3 +302,6 @@ class SkipBoSingleEnv(gymnasium.Env):
         if illegal_action:
             info["illegal_action"] = True
         return info
+
+
+__getattr__ = moved_names(__name__, {"ILLEGAL_ACTION_MODES": "skipbo_env.episode:ILLEGAL_ACTION_MODES"})

@@ -13,9 +13,10 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import skipbo_env
-from skipbo_env.aec import STOCK_CARD_REWARD, raw_env
+from skipbo_env.aec import raw_env
 from skipbo_env.bots.greedy import greedy_move
 from skipbo_env.encoding import decode_action, fields_from_view, observe
+from skipbo_env.episode import STOCK_CARD_REWARD
 from skipbo_env.rules import (
     WILD,
     ConfigError,

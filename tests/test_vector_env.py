@@ -127,7 +127,7 @@ def test_in_engine_opponents_hand_back_learner_turns(opponents):
 
 
 def test_reward_shaping_pays_the_learners_stock_plays():
-    from skipbo_env.aec import STOCK_CARD_REWARD
+    from skipbo_env.episode import STOCK_CARD_REWARD
 
     config = GameConfig(num_players=2, turn_limit=100)
     batch = LearnerBatch(config, 8, opponents="greedy", seed=2, reward_shaping=True)

@@ -12,9 +12,6 @@ checkpoints that name it there. Needs the ``train`` extra (torch, sb3-contrib).
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -22,6 +19,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from .. import nets
+from ..deprecation import moved_names
 
 
 class Extractor(nets.ActionScorer):
@@ -151,16 +149,5 @@ class ScorerPolicy(MaskableActorCriticPolicy):
         return data
 
 
-_MOVED = ("ACTION_PIECES", "FEATURES_VERSION", "ActionScorer", "game_of_spaces", "scorer_tensor_shapes")
-_warned: set[str] = set()
-
-
-def __getattr__(name: str) -> Any:
-    """The network's names that lived here before :mod:`skipbo_env.nets`: found there, with a warning once."""
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name not in _warned:
-        _warned.add(name)
-        warnings.warn(f"skipbo_env.agents.scorer.{name} moved to skipbo_env.nets.{name}", DeprecationWarning,
-                      stacklevel=2)
-    return getattr(nets, name)
+__getattr__ = moved_names(__name__, {name: f"skipbo_env.nets:{name}" for name in (
+    "ACTION_PIECES", "FEATURES_VERSION", "ActionScorer", "game_of_spaces", "scorer_tensor_shapes")})
