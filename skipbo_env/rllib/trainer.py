@@ -20,8 +20,7 @@ from typing import Any
 
 import yaml
 
-SCRIPTED = ("random", "greedy", "heuristic")
-MODULES = ("scorer", "mlp")
+from .ppo_config import MODULES, SCRIPTED, learner_id
 
 
 def parse_env_items(items: list[str]) -> dict[str, Any]:
@@ -175,7 +174,7 @@ def check_args(args: argparse.Namespace) -> dict[str, Any]:
     vector = bool(args.opponents) and not env_config.get("partner_game") if args.vector is None else args.vector
     if args.init_from is not None and args.module != "scorer":
         raise ValueError("--init-from starts the scorer module (--module scorer)")
-    return {"env_config": env_config, "vector": vector, "module_id": "default_policy" if vector else "learner",
+    return {"env_config": env_config, "vector": vector, "module_id": learner_id(vector),
             "envs_per_runner": args.envs_per_runner or (64 if vector else 1)}
 
 
